@@ -1,0 +1,310 @@
+"""Hook objects: Python callables, Claude SDK callbacks, command and http hooks.
+
+Every hook is called as ``hook(event, ctx)``; ``resolve_hook`` turns the
+declarative forms (built-in name, ``module:function``, ``{use|command|http}``)
+into a :class:`Hook` once, at load time.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .errors import DefinitionError, HookFailure
+
+if TYPE_CHECKING:
+    from .events import Event
+
+__all__ = ["CommandHook", "Hook", "HttpHook", "claude_hook", "resolve_hook"]
+
+_CO_COROUTINE = 0x0080
+_REF_KEYS = {
+    "use": {"use", "with", "name", "timeout"},
+    "command": {"command", "name", "timeout", "privileged"},
+    "http": {"http", "name", "timeout", "privileged", "headers"},
+}
+
+
+def is_async_callable(fn: Any) -> bool:
+    """True for ``async def`` functions and objects whose ``__call__`` is one.
+
+    Checks the code flag directly: importing ``inspect`` or ``asyncio`` here
+    would cost a hook process tens of milliseconds.
+    """
+    target = getattr(fn, "__func__", fn)
+    code = getattr(target, "__code__", None)
+    if code is None:
+        call = type(fn).__dict__.get("__call__") or getattr(type(fn), "__call__", None)  # noqa: B004
+        code = getattr(call, "__code__", None)
+    return bool(code is not None and code.co_flags & _CO_COROUTINE)
+
+
+def hook_name(fn: Any) -> str:
+    name = getattr(fn, "hook_name", None) or getattr(fn, "__qualname__", None)
+    if name is None or (name == type(fn).__qualname__ and not isinstance(fn, type)):
+        name = getattr(fn, "name", None) or type(fn).__name__
+    module = getattr(fn, "__module__", None) or getattr(type(fn), "__module__", "")
+    if module and not module.startswith("guardrails") and module != "__main__":
+        return f"{module}:{name}"
+    return str(name)
+
+
+class Hook:
+    """A resolved hook, with what the dispatcher needs to know settled up front."""
+
+    __slots__ = ("config", "fn", "is_async", "kind", "name", "privileged", "timeout")
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        name: str | None = None,
+        *,
+        config: dict[str, Any] | None = None,
+        privileged: bool = True,
+        kind: str = "python",
+        timeout: float | None = None,
+    ) -> None:
+        if not callable(fn):
+            raise DefinitionError(f"hook {fn!r} is not callable", expected="a callable hook")
+        self.fn = fn
+        self.name = name or hook_name(fn)
+        self.config = config or {}
+        self.privileged = privileged
+        self.kind = kind
+        self.timeout = timeout
+        self.is_async = is_async_callable(fn)
+
+    def __repr__(self) -> str:
+        return f"Hook({self.name!r}, kind={self.kind!r})"
+
+
+class _ClaudeHook:
+    __slots__ = ("fn", "hook_name")
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        self.hook_name = hook_name(fn)
+
+    def __call__(self, event: Event, ctx: Any) -> Any:
+        return self.fn(event.to_claude(), getattr(event, "tool_use_id", None), {"signal": None})
+
+
+class _AsyncClaudeHook(_ClaudeHook):
+    __slots__ = ()
+
+    async def __call__(self, event: Event, ctx: Any) -> Any:
+        return await self.fn(
+            event.to_claude(), getattr(event, "tool_use_id", None), {"signal": None}
+        )
+
+
+def claude_hook(fn: Callable[..., Any]) -> _ClaudeHook:
+    """Run a claude-agent-sdk callback ``(input_data, tool_use_id, context) -> dict`` unchanged.
+
+    The callback gets the Claude wire payload; its dict result is read with
+    ``HookResult.from_claude``.
+    """
+    return _AsyncClaudeHook(fn) if is_async_callable(fn) else _ClaudeHook(fn)
+
+
+def _claude_output(text: str, event: Event, source: str) -> Any:
+    text = text.strip()
+    if not text:
+        return None
+    if text.startswith("{"):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise HookFailure("invalid", f"{source} printed invalid JSON: {exc}") from None
+    return None  # plain text: Claude logs it; context injection needs a privileged hook
+
+
+def _block_result(event: Event, reason: str) -> Any:
+    from .results import HookResult
+
+    if event.event_name == "PreToolUse":
+        return HookResult.deny(reason)
+    return HookResult.block(reason)
+
+
+class CommandHook:
+    """Claude Code's command protocol: event JSON on stdin, exit 2 blocks, JSON on stdout."""
+
+    def __init__(self, command: str, *, base_dir: str | None = None) -> None:
+        if not command.strip():
+            raise DefinitionError("command hook has an empty command", expected="a shell command")
+        self.command = command
+        self.base_dir = base_dir
+        self.hook_name = f"command:{command}"
+
+    def __call__(self, event: Event, ctx: Any) -> Any:
+        timeout = getattr(ctx, "timeout", None) or 600.0
+        env = dict(os.environ)
+        if event.cwd:
+            env.setdefault("CLAUDE_PROJECT_DIR", event.cwd)
+        cwd = self.base_dir if self.base_dir and os.path.isdir(self.base_dir) else None
+        try:
+            proc = subprocess.run(
+                self.command,
+                shell=True,
+                input=json.dumps(event.to_claude()),
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                cwd=cwd,
+                env=env,
+            )
+        except subprocess.TimeoutExpired:
+            raise HookFailure("timeout", f"command did not finish within {timeout:g}s") from None
+        if proc.returncode == 2:
+            return _block_result(event, proc.stderr.strip() or "blocked by command hook")
+        if proc.returncode != 0:
+            last = (proc.stderr.strip().splitlines() or [""])[-1]
+            raise HookFailure("error", f"command exited {proc.returncode}: {last}".rstrip(": "))
+        return _claude_output(proc.stdout, event, "command")
+
+
+class HttpHook:
+    """POST the event as JSON and read a Claude hook output from the response body."""
+
+    def __init__(self, url: str, *, headers: dict[str, str] | None = None) -> None:
+        if not url.startswith(("http://", "https://")):
+            raise DefinitionError(f"http hook URL {url!r} is not http(s)", expected="http://...")
+        self.url = url
+        self.headers = headers or {}
+        self.hook_name = f"http:{url}"
+
+    def __call__(self, event: Event, ctx: Any) -> Any:
+        import urllib.error
+        import urllib.request
+
+        timeout = getattr(ctx, "timeout", None) or 600.0
+        headers = {"Content-Type": "application/json"}
+        headers.update({k: os.path.expandvars(v) for k, v in self.headers.items()})
+        req = urllib.request.Request(
+            self.url, data=json.dumps(event.to_claude()).encode(), headers=headers, method="POST"
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as resp:
+                body = resp.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as exc:
+            raise HookFailure("error", f"http hook answered {exc.code}") from None
+        except TimeoutError:
+            raise HookFailure("timeout", f"http hook did not answer within {timeout:g}s") from None
+        except OSError as exc:
+            raise HookFailure("error", f"http hook unreachable: {exc}") from None
+        return _claude_output(body, event, "http hook")
+
+
+def _import_ref(ref: str) -> Any:
+    module_name, _, attr = ref.partition(":")
+    if not module_name or not attr:
+        raise DefinitionError(f"bad hook reference {ref!r}", expected="'package.module:function'")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise DefinitionError(
+            f"cannot import module {module_name!r} for hook {ref!r}: {exc}",
+            expected="an importable 'package.module:function'",
+        ) from None
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise DefinitionError(
+                f"module {module_name!r} has no attribute {attr!r}",
+                expected="an importable 'package.module:function'",
+            ) from None
+    return obj
+
+
+def _target(name: str) -> Any:
+    if ":" in name:
+        return _import_ref(name)
+    from .builtins import BUILTINS
+
+    path = BUILTINS.get(name)
+    if path is None:
+        raise DefinitionError(
+            f"unknown hook {name!r}",
+            expected=f"a built-in ({', '.join(sorted(BUILTINS))}) or 'package.module:function'",
+        )
+    return _import_ref(path)
+
+
+def _build(target: Any, params: dict[str, Any], ref: str) -> Hook:
+    if isinstance(target, type):
+        try:
+            instance = target(**params)
+        except (TypeError, ValueError) as exc:
+            raise DefinitionError(
+                f"cannot configure {ref!r}: {exc}", expected="the parameters it accepts"
+            ) from None
+        return Hook(instance)
+    if params and not callable(target):
+        raise DefinitionError(f"{ref!r} is not callable", expected="a hook function or class")
+    return Hook(target, config=params)
+
+
+def resolve_hook(ref: Any, *, base_dir: str | None = None) -> Hook:
+    """Turn any accepted hook form into a :class:`Hook`, or raise ``DefinitionError``."""
+    if isinstance(ref, Hook):
+        return ref
+    if isinstance(ref, str):
+        return _build(_target(ref), {}, ref)
+    if isinstance(ref, dict):
+        kinds = [k for k in _REF_KEYS if k in ref]
+        if len(kinds) != 1:
+            raise DefinitionError(
+                "a hook mapping needs exactly one of 'use', 'command' or 'http'",
+                expected="{use: name, with: {...}}, {command: '...'} or {http: 'url'}",
+            )
+        kind = kinds[0]
+        unknown = sorted(set(ref) - _REF_KEYS[kind])
+        if unknown:
+            raise DefinitionError(
+                f"unknown key {unknown[0]!r} in a {kind} hook",
+                loc=(unknown[0],),
+                expected=", ".join(sorted(_REF_KEYS[kind])),
+            )
+        timeout = ref.get("timeout")
+        if timeout is not None and (not isinstance(timeout, int | float) or timeout <= 0):
+            raise DefinitionError(
+                f"timeout must be a positive number, got {timeout!r}",
+                loc=("timeout",),
+                expected="seconds > 0",
+            )
+        value = ref[kind]
+        if not isinstance(value, str) or not value.strip():
+            raise DefinitionError(f"{kind!r} must be a non-empty string", loc=(kind,))
+        if kind == "use":
+            params = ref.get("with") or {}
+            if not isinstance(params, dict):
+                raise DefinitionError("'with' must be a mapping", loc=("with",))
+            hook = _build(_target(value), params, value)
+            hook.timeout = timeout
+            if ref.get("name"):
+                hook.name = ref["name"]
+            return hook
+        fn: Any = (
+            CommandHook(value, base_dir=base_dir)
+            if kind == "command"
+            else HttpHook(value, headers=ref.get("headers"))
+        )
+        return Hook(
+            fn,
+            ref.get("name") or fn.hook_name,
+            privileged=bool(ref.get("privileged", False)),
+            kind=kind,
+            timeout=timeout,
+        )
+    if callable(ref):
+        return Hook(ref)
+    raise DefinitionError(
+        f"cannot use {ref!r} as a hook",
+        expected="a callable, a built-in name, 'module:function' or a use/command/http mapping",
+    )

@@ -1,0 +1,103 @@
+"""The ``hookrails`` command: a thin layer over the library.
+
+Each command is a few lines over one library call. This is the only place
+errors become messages: one line on stderr and a non-zero exit, never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from .errors import GuardrailsError
+
+__all__ = ["cli", "main"]
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except GuardrailsError as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(1)
+        except (OSError, ValueError) as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(1)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="hookrails", prog_name="hookrails")
+def cli() -> None:
+    """hookrails: declarative guardrails for LLM agents."""
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+def check(file: str) -> None:
+    """Load and compile FILE, report its bindings, and warn about matchers that match no tool.
+
+    Exits 1 on an invalid definition.
+    """
+    from ._report import check_definition
+
+    report = check_definition(file)
+    for line in report.lines:
+        click.echo(line)
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
+
+
+def _json_arg(value: str | None, what: str) -> Any:
+    if value is None:
+        return None
+    if value.startswith("@"):
+        with open(value[1:], encoding="utf-8") as fh:
+            value = fh.read()
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise click.BadParameter(  # noqa: B904 - click shows only the message
+            f"not valid JSON ({exc.msg} at column {exc.colno})", param_hint=what
+        )
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--event", "-e", "event_name", required=True, help="PreToolUse, Stop, ...")
+@click.option("--tool", "-t", "tool_name", help="tool name, for tool events")
+@click.option("--input", "-i", "tool_input", help="tool input as JSON (or @file.json)")
+@click.option("--response", help="tool response as JSON, for PostToolUse")
+@click.option("--error", "error_text", help="error text, for PostToolUseFailure")
+@click.option("--prompt", help="prompt text, for UserPromptSubmit")
+@click.option("--message", help="last assistant message, for stop events")
+@click.option("--agent-type", help="agent type (subagent events, agents= scopes)")
+@click.option("--agent-id", help="agent id")
+@click.option("--cwd", help="working directory the event happens in (default: here)")
+@click.option("--tenant", help="tenant, for tenants= scopes")
+@click.option("--payload", help="a whole Claude hook payload as JSON (or @file.json)")
+@click.option("--json", "as_json", is_flag=True, help="machine-readable output")
+def explain(file: str, event_name: str, as_json: bool, **fields: Any) -> None:
+    """Dry-run one event through FILE: matched bindings, each hook's outcome, the decision."""
+    from ._report import explain_event
+
+    fields["tool_input"] = _json_arg(fields["tool_input"], "--input")
+    fields["response"] = _json_arg(fields["response"], "--response")
+    fields["payload"] = _json_arg(fields["payload"], "--payload")
+    result = explain_event(file, event_name, **fields)
+    if as_json:
+        click.echo(json.dumps(result.as_dict(), indent=2, default=str))
+    else:
+        for line in result.lines():
+            click.echo(line)
+
+
+def main() -> None:
+    cli(prog_name="hookrails")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,218 @@
+"""``AgentDefinition``, ``HookMatcher`` and ``ToolSpec``: the runtime form of a definition.
+
+These are plain dataclasses that validate and compile in ``__post_init__`` so a
+bad pattern or hook fails at load time with its location. Files (YAML, TOML,
+JSON) are first checked against the pydantic models in ``_config``; building
+from Python never imports pydantic, which keeps a hook process fast.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from ._hooks import Hook, resolve_hook
+from ._matching import BUILTIN_PRIMARY_ARGS, PATH_ARG_NAMES, Pattern, compile_glob
+from .errors import DefinitionError, EventError
+from .events import canonical_event_name
+
+__all__ = [
+    "DEFAULT_ON_FAILURE",
+    "DEFAULT_TIMEOUT",
+    "AgentDefinition",
+    "HookMatcher",
+    "ToolSpec",
+]
+
+DEFAULT_TIMEOUT = 5.0
+#: fail closed where a missed check lets something through, open elsewhere
+DEFAULT_ON_FAILURE: dict[str, Literal["block", "continue"]] = {
+    "PreToolUse": "block",
+    "UserPromptSubmit": "block",
+}
+
+
+@dataclass
+class ToolSpec:
+    """What the definition knows about one tool."""
+
+    schema: Any = None
+    side_effects: bool = False
+    primary_arg: str | None = None
+    arg_kind: Literal["path", "text"] | None = None
+    idempotency: dict[str, Any] | None = None
+    annotations: dict[str, Any] | None = None
+    description: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.arg_kind not in (None, "path", "text"):
+            raise DefinitionError(
+                f"arg_kind must be 'path' or 'text', got {self.arg_kind!r}", loc=("arg_kind",)
+            )
+        if self.primary_arg is not None and self.arg_kind is None:
+            self.arg_kind = "path" if self.primary_arg in PATH_ARG_NAMES else "text"
+
+
+@dataclass
+class HookMatcher:
+    """Bind hooks to the subjects (tool names, agent types) a pattern matches.
+
+    ``priority`` orders hooks across matchers (lower first, then declaration
+    order); ``timeout`` applies to each hook; ``on_failure`` says what a hook
+    that raises, times out or answers nonsense means: ``block`` (fail closed) or
+    ``continue`` (fail open, recorded). ``agents``/``tenants`` narrow the scope.
+    """
+
+    matcher: str | None = None
+    hooks: list[Any] = field(default_factory=list)
+    priority: int = 100
+    timeout: float | None = None
+    on_failure: Literal["block", "continue"] | None = None
+    agents: list[str] | None = None
+    tenants: list[str] | None = None
+    name: str | None = None
+    base_dir: str | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        try:
+            self.pattern = Pattern(self.matcher)
+        except DefinitionError as exc:
+            raise exc.within("matcher") from None
+        if isinstance(self.priority, bool) or not isinstance(self.priority, int):
+            raise DefinitionError(
+                f"priority must be an integer, got {self.priority!r}", loc=("priority",)
+            )
+        if self.timeout is not None and (
+            isinstance(self.timeout, bool)
+            or not isinstance(self.timeout, int | float)
+            or self.timeout <= 0
+        ):
+            raise DefinitionError(
+                f"timeout must be a positive number of seconds, got {self.timeout!r}",
+                loc=("timeout",),
+            )
+        if self.on_failure not in (None, "block", "continue"):
+            raise DefinitionError(
+                f"on_failure must be 'block' or 'continue', got {self.on_failure!r}",
+                loc=("on_failure",),
+            )
+        self.agent_globs = self._globs("agents")
+        self.tenant_globs = self._globs("tenants")
+        if not isinstance(self.hooks, list | tuple) or not self.hooks:
+            raise DefinitionError("a matcher needs at least one hook", loc=("hooks",))
+        resolved: list[Hook] = []
+        for i, ref in enumerate(self.hooks):
+            try:
+                resolved.append(resolve_hook(ref, base_dir=self.base_dir))
+            except DefinitionError as exc:
+                raise exc.within("hooks", i) from None
+        self.resolved = resolved
+
+    def _globs(self, attr: str) -> list[Any] | None:
+        values = getattr(self, attr)
+        if values is None:
+            return None
+        if isinstance(values, str) or not all(isinstance(v, str) for v in values):
+            raise DefinitionError(f"{attr} must be a list of globs", loc=(attr,))
+        try:
+            return [compile_glob(v) for v in values]
+        except DefinitionError as exc:
+            raise exc.within(attr) from None
+
+    @property
+    def label(self) -> str:
+        return self.name or self.pattern.source or "*"
+
+
+@dataclass
+class AgentDefinition:
+    """An agent's tools and the hooks bound to its lifecycle events.
+
+    Build it in Python, or load it with :meth:`from_file` (YAML, TOML, JSON).
+    ``injection_budget`` caps context added per turn (characters);
+    ``event_budget`` caps the time all hooks of one event may take (seconds).
+    """
+
+    name: str = "agent"
+    description: str | None = None
+    tools: dict[str, Any] = field(default_factory=dict)
+    hooks: dict[str, list[Any]] = field(default_factory=dict)
+    ledger: str | None = None
+    injection_budget: int = 30_000
+    event_budget: float = 30.0
+    source: str | None = field(default=None, compare=False)
+    #: (key, path, ...) -> line in ``source``, for messages about the file
+    locations: dict[tuple[str | int, ...], int] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        base_dir = os.path.dirname(os.path.abspath(self.source)) if self.source else None
+        tools: dict[str, ToolSpec] = {}
+        for tool, spec in (self.tools or {}).items():
+            try:
+                tools[tool] = spec if isinstance(spec, ToolSpec) else ToolSpec(**(spec or {}))
+            except DefinitionError as exc:
+                raise exc.within("tools", tool) from None
+            except TypeError as exc:
+                raise DefinitionError(str(exc), loc=("tools", tool)) from None
+        self.tools = tools
+        hooks: dict[str, list[HookMatcher]] = {}
+        for event, matchers in (self.hooks or {}).items():
+            try:
+                name = canonical_event_name(event)
+            except EventError:
+                raise DefinitionError(
+                    f"unknown event {event!r}",
+                    loc=("hooks", event),
+                    expected="PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, "
+                    "SubagentStart, SubagentStop, AgentStop (or Stop), SessionStart, SessionEnd",
+                ) from None
+            if not isinstance(matchers, list | tuple):
+                raise DefinitionError("expected a list of matchers", loc=("hooks", event))
+            bucket = hooks.setdefault(name, [])
+            for i, m in enumerate(matchers):
+                try:
+                    if isinstance(m, HookMatcher):
+                        bucket.append(m)
+                    elif isinstance(m, dict):
+                        bucket.append(HookMatcher(**m, base_dir=base_dir))
+                    else:
+                        raise DefinitionError(
+                            f"expected a HookMatcher or mapping, got {type(m).__name__}"
+                        )
+                except DefinitionError as exc:
+                    raise exc.within("hooks", event, i) from None
+                except TypeError as exc:
+                    raise DefinitionError(str(exc), loc=("hooks", event, i)) from None
+        self.hooks = hooks
+        if isinstance(self.injection_budget, bool) or not isinstance(self.injection_budget, int):
+            raise DefinitionError("injection_budget must be an integer", loc=("injection_budget",))
+        if not isinstance(self.event_budget, int | float) or self.event_budget <= 0:
+            raise DefinitionError("event_budget must be positive seconds", loc=("event_budget",))
+
+    def arg_of(self, tool: str) -> tuple[str, str] | None:
+        """The primary argument of ``tool`` and its kind (``path`` or ``text``)."""
+        spec = self.tools.get(tool)
+        if spec is not None and spec.primary_arg:
+            return spec.primary_arg, spec.arg_kind or "text"
+        return BUILTIN_PRIMARY_ARGS.get(tool)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> AgentDefinition:
+        """Load a ``.yaml``/``.yml``/``.toml``/``.json`` definition.
+
+        Errors name the file, the line (YAML and JSON) and the path inside it.
+        """
+        from ._config import load_definition
+
+        return load_definition(Path(path))
+
+    @classmethod
+    def from_dict(cls, data: Any, *, source: str | None = None) -> AgentDefinition:
+        """Validate ``data`` as the file format would, then build the definition."""
+        from ._config import definition_from_data
+
+        return definition_from_data(data, source=source)

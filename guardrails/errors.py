@@ -1,0 +1,122 @@
+"""One exception base with structured subclasses.
+
+Library code raises these; only ``cli.py`` turns them into one-line messages.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ApprovalError",
+    "DefinitionError",
+    "EventError",
+    "GuardrailsError",
+    "HookFailure",
+    "ToolDenied",
+    "format_loc",
+]
+
+
+class GuardrailsError(Exception):
+    """Base of every error hookrails raises on purpose."""
+
+
+class DefinitionError(GuardrailsError):
+    """A definition (Python, YAML, TOML or JSON) is invalid.
+
+    ``file``, ``loc`` (rendered as ``path``, e.g. ``hooks.PreToolUse[1].matcher``)
+    and ``line`` say where; ``expected`` says what would have been accepted.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        loc: tuple[str | int, ...] = (),
+        line: int | None = None,
+        expected: str | None = None,
+    ) -> None:
+        self.message = message
+        self.file = file
+        self.loc = tuple(loc)
+        self.line = line
+        self.expected = expected
+        super().__init__(self.format())
+
+    @property
+    def path(self) -> str:
+        return format_loc(self.loc)
+
+    def format(self) -> str:
+        where = ""
+        if self.file:
+            where = self.file + (f":{self.line}" if self.line else "")
+        if self.loc:
+            where = f"{where}: {self.path}" if where else self.path
+        text = f"{where}: {self.message}" if where else self.message
+        if self.expected:
+            text += f"; expected {self.expected}"
+        return text
+
+    def within(
+        self,
+        *prefix: str | int,
+        file: str | None = None,
+        lines: dict[tuple[str | int, ...], int] | None = None,
+    ) -> DefinitionError:
+        """The same error, located inside ``prefix`` (and ``file``, with its line)."""
+        loc = (*prefix, *self.loc)
+        line = self.line
+        if lines and line is None:
+            for n in range(len(loc), -1, -1):
+                if loc[:n] in lines:
+                    line = lines[loc[:n]]
+                    break
+        return DefinitionError(
+            self.message, file=file or self.file, loc=loc, line=line, expected=self.expected
+        )
+
+
+def format_loc(loc: tuple[str | int, ...]) -> str:
+    """``("hooks", "PreToolUse", 1, "matcher")`` -> ``hooks.PreToolUse[1].matcher``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+class EventError(GuardrailsError):
+    """An event payload is malformed or names an unknown event."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        self.field = field
+        super().__init__(f"{field}: {message}" if field else message)
+
+
+class HookFailure(GuardrailsError):
+    """A hook raised, timed out, returned something invalid, or was refused."""
+
+    def __init__(self, kind: str, message: str, *, hook: str = "") -> None:
+        self.kind = kind
+        self.hook = hook
+        super().__init__(message)
+
+
+class ApprovalError(GuardrailsError):
+    """An approver returned something other than allow / deny / allow_always."""
+
+
+class ToolDenied(GuardrailsError):
+    """Raised by the sync ``@guard.tool`` wrapper when a call is denied.
+
+    ``decision`` is the merged :class:`~guardrails.Decision`; the tool never ran.
+    """
+
+    def __init__(self, tool_name: str, reason: str, decision: object = None) -> None:
+        self.tool_name = tool_name
+        self.reason = reason
+        self.decision = decision
+        super().__init__(f"{tool_name}: denied: {reason}")

@@ -1,0 +1,794 @@
+"""The Guard: emits events through the hook chains and runs tools under them.
+
+``await guard.emit(event)`` is the core; ``guard.sync`` mirrors every method
+without an event loop, and ``guard.run_tool`` runs the whole lifecycle
+(pre -> execute or deny -> post / failure). Matching, ordering and merging
+live here and in ``_dispatch``; host adapters only translate.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
+
+from ._dispatch import ChainIndex, Merge
+from .definition import AgentDefinition
+from .errors import HookFailure, ToolDenied
+from .events import (
+    AgentStop,
+    Event,
+    PostToolUse,
+    PostToolUseFailure,
+    PreToolUse,
+    SessionEnd,
+    SessionStart,
+    SubagentStart,
+    SubagentStop,
+    UserPromptSubmit,
+)
+from .results import UNSET, Decision, HookRun
+
+if TYPE_CHECKING:
+    from ._dispatch import Binding, Chain
+    from .approvers import ApprovalRequest
+
+__all__ = ["Guard", "HookContext", "Session", "ToolRun"]
+
+_perf = time.perf_counter
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class HookContext:
+    """What a hook may know besides the event.
+
+    ``state`` is a dict shared by every hook of the session; ``config`` is this
+    hook's own ``with:`` mapping; ``clock`` returns epoch seconds; ``ledger`` is
+    read access to the ledger when one is attached.
+    """
+
+    __slots__ = (
+        "clock",
+        "config",
+        "definition",
+        "guard",
+        "hook_name",
+        "ledger",
+        "session",
+        "state",
+        "timeout",
+    )
+
+    def __init__(self, session: Session, binding: Binding) -> None:
+        self.session = session
+        self.guard = session.guard
+        self.definition = session.guard.definition
+        self.config = binding.hook.config
+        self.state = session.state
+        self.clock = session.guard.clock
+        self.ledger: Any = None
+        self.hook_name = binding.hook.name
+        self.timeout = binding.timeout
+
+    @property
+    def session_id(self) -> str:
+        return self.session.session_id
+
+    @property
+    def tenant(self) -> str | None:
+        return self.session.tenant
+
+
+@dataclass
+class ToolRun:
+    """How a guarded tool call ended.
+
+    ``status`` is ``ok``, ``error`` or ``denied``. ``for_model()`` is the text
+    to hand back to the model as the tool result.
+    """
+
+    tool_name: str
+    status: Literal["ok", "error", "denied"]
+    pre: Decision
+    output: Any = None
+    error: str | None = None
+    exception: BaseException | None = None
+    post: Decision | None = None
+    tool_input: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def denied(self) -> bool:
+        return self.status == "denied"
+
+    @property
+    def reason(self) -> str | None:
+        return self.pre.reason if self.denied else None
+
+    @property
+    def additional_context(self) -> str | None:
+        parts = [d.additional_context for d in (self.pre, self.post) if d is not None]
+        text = "\n\n".join(p for p in parts if p)
+        return text or None
+
+    def for_model(self) -> str:
+        if self.denied:
+            body = f"Denied: {self.reason}"
+        elif self.status == "error":
+            body = f"Error: {self.error}"
+        else:
+            body = self.output if isinstance(self.output, str) else repr(self.output)
+        ctx = self.additional_context
+        return f"{body}\n\n{ctx}" if ctx else body
+
+    def unwrap(self) -> Any:
+        """The output, or raise: ``ToolDenied`` when denied, the tool's own error when it failed."""
+        if self.denied:
+            raise ToolDenied(self.tool_name, self.reason or "denied", self.pre)
+        if self.exception is not None:
+            raise self.exception
+        return self.output
+
+
+class Session:
+    """Per-session state: hook contexts, shared state, stop-block counts, approvals."""
+
+    def __init__(
+        self,
+        guard: Guard,
+        session_id: str,
+        *,
+        cwd: str | None = None,
+        tenant: str | None = None,
+    ) -> None:
+        self.guard = guard
+        self.session_id = session_id
+        self.cwd = cwd or os.getcwd()
+        self.tenant = tenant
+        self.state: dict[str, Any] = {}
+        self.stop_blocks: dict[str, int] = {}
+        self.turn_chars = 0
+        self.halted: str | None = None
+        self.allow_always: set[tuple[str, tuple[str, ...]]] = set()
+        self._ctx: list[HookContext | None] = [None] * len(guard._index.all)
+        self.sync = _SyncFacade(self)
+
+    def __repr__(self) -> str:
+        return f"Session({self.session_id!r})"
+
+    def ctx(self, b: Binding) -> HookContext:
+        c = self._ctx[b.index]
+        if c is None:
+            c = self._ctx[b.index] = HookContext(self, b)
+        return c
+
+    def _fill(self, event: Event) -> Event:
+        if not event.session_id:
+            event.session_id = self.session_id
+        if not event.cwd:
+            event.cwd = self.cwd
+        return event
+
+    # --- the async core --------------------------------------------------------
+
+    async def emit(self, event: Event) -> Decision:
+        return await self.guard._emit(self._fill(event), self)
+
+    def emit_sync(self, event: Event) -> Decision:
+        return self.guard._emit_sync(self._fill(event), self)
+
+    async def pre_tool_use(
+        self, tool_name: str, tool_input: dict[str, Any], **fields: Any
+    ) -> Decision:
+        return await self.emit(PreToolUse(tool_name=tool_name, tool_input=tool_input, **fields))
+
+    async def post_tool_use(
+        self, tool_name: str, tool_input: dict[str, Any], tool_response: Any, **fields: Any
+    ) -> Decision:
+        return await self.emit(
+            PostToolUse(
+                tool_name=tool_name, tool_input=tool_input, tool_response=tool_response, **fields
+            )
+        )
+
+    async def post_tool_use_failure(
+        self, tool_name: str, tool_input: dict[str, Any], error: str, **fields: Any
+    ) -> Decision:
+        return await self.emit(
+            PostToolUseFailure(tool_name=tool_name, tool_input=tool_input, error=error, **fields)
+        )
+
+    async def user_prompt_submit(self, prompt: str, **fields: Any) -> Decision:
+        return await self.emit(UserPromptSubmit(prompt=prompt, **fields))
+
+    async def subagent_start(self, agent_id: str, agent_type: str, **fields: Any) -> Decision:
+        return await self.emit(SubagentStart(agent_id=agent_id, agent_type=agent_type, **fields))
+
+    async def subagent_stop(self, agent_id: str, agent_type: str, **fields: Any) -> Decision:
+        return await self.emit(SubagentStop(agent_id=agent_id, agent_type=agent_type, **fields))
+
+    async def agent_stop(
+        self, last_assistant_message: str | None = None, **fields: Any
+    ) -> Decision:
+        return await self.emit(AgentStop(last_assistant_message=last_assistant_message, **fields))
+
+    async def session_start(self, source: str = "startup", **fields: Any) -> Decision:
+        return await self.emit(SessionStart(source=source, **fields))
+
+    async def session_end(self, reason: str = "other", **fields: Any) -> Decision:
+        return await self.emit(SessionEnd(reason=reason, **fields))
+
+    # --- running tools ---------------------------------------------------------
+
+    async def run_tool(
+        self,
+        tool_name: str,
+        tool_input: dict[str, Any],
+        fn: Callable[..., Any],
+        *,
+        tool_use_id: str | None = None,
+        **fields: Any,
+    ) -> ToolRun:
+        """Pre -> (deny: ``fn`` never runs) -> ``fn(**final_input)`` -> post or failure."""
+        pre_event = PreToolUse(
+            tool_name=tool_name,
+            tool_input=dict(tool_input),
+            tool_use_id=tool_use_id or _tool_use_id(),
+            **fields,
+        )
+        pre = await self.emit(pre_event)
+        denied = _denial(pre)
+        if denied is not None:
+            return denied
+        final = pre.tool_input or {}
+        t0 = _perf()
+        try:
+            out = fn(**final)
+            if _is_awaitable(out):
+                out = await out
+        except Exception as exc:
+            post = await self.emit(_failure_event(pre_event, final, exc, t0))
+            return ToolRun(tool_name, "error", pre, None, _describe(exc), exc, post, final)
+        post = await self.emit(_post_event(pre_event, final, out, t0))
+        return _finished(tool_name, pre, post, out, final)
+
+    def run_tool_sync(
+        self,
+        tool_name: str,
+        tool_input: dict[str, Any],
+        fn: Callable[..., Any],
+        *,
+        tool_use_id: str | None = None,
+        **fields: Any,
+    ) -> ToolRun:
+        """``run_tool`` for a sync ``fn``, without an event loop (unless a hook is async)."""
+        pre_event = PreToolUse(
+            tool_name=tool_name,
+            tool_input=dict(tool_input),
+            tool_use_id=tool_use_id or _tool_use_id(),
+            **fields,
+        )
+        pre = self.emit_sync(pre_event)
+        denied = _denial(pre)
+        if denied is not None:
+            return denied
+        final = pre.tool_input or {}
+        t0 = _perf()
+        try:
+            out = fn(**final)
+            if _is_awaitable(out):
+                raise TypeError(f"{tool_name}: use `await run_tool(...)` for async tools")
+        except Exception as exc:
+            post = self.emit_sync(_failure_event(pre_event, final, exc, t0))
+            return ToolRun(tool_name, "error", pre, None, _describe(exc), exc, post, final)
+        post = self.emit_sync(_post_event(pre_event, final, out, t0))
+        return _finished(tool_name, pre, post, out, final)
+
+    # --- context managers: SessionStart on enter, SessionEnd on exit --------------
+
+    async def __aenter__(self) -> Session:
+        await self.session_start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.session_end("other")
+
+    def __enter__(self) -> Session:
+        self.sync.session_start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.sync.session_end("other")
+
+
+def _tool_use_id() -> str:
+    return "toolu_" + uuid.uuid4().hex[:24]
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _is_awaitable(value: Any) -> bool:
+    return hasattr(value, "__await__")
+
+
+def _denial(pre: Decision) -> ToolRun | None:
+    if pre.decision == "allow" and not pre.halted:
+        return None
+    if pre.decision == "ask":
+        pre.decision = "deny"
+        pre.reason = f"needs approval and no approver is configured: {pre.reason}"
+    return ToolRun(pre.event.tool_name, "denied", pre, tool_input=pre.event.tool_input)
+
+
+def _failure_event(
+    pre: PreToolUse, final: dict[str, Any], exc: BaseException, t0: float
+) -> PostToolUseFailure:
+    return PostToolUseFailure(
+        session_id=pre.session_id,
+        cwd=pre.cwd,
+        agent_id=pre.agent_id,
+        agent_type=pre.agent_type,
+        tool_name=pre.tool_name,
+        tool_input=final,
+        tool_use_id=pre.tool_use_id,
+        error=_describe(exc),
+        duration_ms=(_perf() - t0) * 1000,
+    )
+
+
+def _post_event(pre: PreToolUse, final: dict[str, Any], out: Any, t0: float) -> PostToolUse:
+    return PostToolUse(
+        session_id=pre.session_id,
+        cwd=pre.cwd,
+        agent_id=pre.agent_id,
+        agent_type=pre.agent_type,
+        tool_name=pre.tool_name,
+        tool_input=final,
+        tool_response=out,
+        tool_use_id=pre.tool_use_id,
+        duration_ms=(_perf() - t0) * 1000,
+    )
+
+
+def _finished(name: str, pre: Decision, post: Decision, out: Any, final: dict[str, Any]) -> ToolRun:
+    if post.updated_output is not UNSET:
+        out = post.updated_output
+    return ToolRun(name, "ok", pre, out, None, None, post, final)
+
+
+class _SyncFacade:
+    """The same per-event methods as :class:`Session`, answered without an event loop."""
+
+    def __init__(self, session: Session) -> None:
+        self._s = session
+
+    def emit(self, event: Event) -> Decision:
+        return self._s.emit_sync(event)
+
+    def pre_tool_use(self, tool_name: str, tool_input: dict[str, Any], **f: Any) -> Decision:
+        return self.emit(PreToolUse(tool_name=tool_name, tool_input=tool_input, **f))
+
+    def post_tool_use(
+        self, tool_name: str, tool_input: dict[str, Any], tool_response: Any, **f: Any
+    ) -> Decision:
+        return self.emit(
+            PostToolUse(
+                tool_name=tool_name, tool_input=tool_input, tool_response=tool_response, **f
+            )
+        )
+
+    def post_tool_use_failure(
+        self, tool_name: str, tool_input: dict[str, Any], error: str, **f: Any
+    ) -> Decision:
+        return self.emit(
+            PostToolUseFailure(tool_name=tool_name, tool_input=tool_input, error=error, **f)
+        )
+
+    def user_prompt_submit(self, prompt: str, **f: Any) -> Decision:
+        return self.emit(UserPromptSubmit(prompt=prompt, **f))
+
+    def subagent_start(self, agent_id: str, agent_type: str, **f: Any) -> Decision:
+        return self.emit(SubagentStart(agent_id=agent_id, agent_type=agent_type, **f))
+
+    def subagent_stop(self, agent_id: str, agent_type: str, **f: Any) -> Decision:
+        return self.emit(SubagentStop(agent_id=agent_id, agent_type=agent_type, **f))
+
+    def agent_stop(self, last_assistant_message: str | None = None, **f: Any) -> Decision:
+        return self.emit(AgentStop(last_assistant_message=last_assistant_message, **f))
+
+    def session_start(self, source: str = "startup", **f: Any) -> Decision:
+        return self.emit(SessionStart(source=source, **f))
+
+    def session_end(self, reason: str = "other", **f: Any) -> Decision:
+        return self.emit(SessionEnd(reason=reason, **f))
+
+    def run_tool(
+        self, tool_name: str, tool_input: dict[str, Any], fn: Callable[..., Any], **f: Any
+    ) -> ToolRun:
+        return self._s.run_tool_sync(tool_name, tool_input, fn, **f)
+
+
+class Guard:
+    """Runs an :class:`AgentDefinition`'s hooks for events and tool calls.
+
+    ``definition`` may be a path to a YAML/TOML/JSON file. ``approver`` answers
+    ``ask`` decisions (none: ``ask`` is returned to the host, and ``run_tool``
+    treats it as a denial). ``approval_timeout`` seconds without an answer deny.
+    """
+
+    def __init__(
+        self,
+        definition: AgentDefinition | str | os.PathLike[str],
+        *,
+        approver: Callable[..., Any] | None = None,
+        approval_timeout: float = 60.0,
+        clock: Callable[[], float] = time.time,
+        tenant: str | None = None,
+        cwd: str | None = None,
+    ) -> None:
+        if not isinstance(definition, AgentDefinition):
+            definition = AgentDefinition.from_file(definition)
+        self.definition = definition
+        self.approver = approver
+        self.approval_timeout = approval_timeout
+        self.clock = clock
+        self.tenant = tenant
+        self._index = ChainIndex(definition)
+        self._sessions: dict[str, Session] = {}
+        self._default = self.session(cwd=cwd)
+        self.sync = self._default.sync
+
+    def __repr__(self) -> str:
+        return f"Guard({self.definition.name!r})"
+
+    # --- sessions ---------------------------------------------------------------
+
+    def session(
+        self,
+        session_id: str | None = None,
+        *,
+        cwd: str | None = None,
+        tenant: str | None = None,
+    ) -> Session:
+        """The session with this id (created on first use); a new id if ``None``."""
+        sid = session_id or str(uuid.uuid4())
+        s = self._sessions.get(sid)
+        if s is None:
+            s = self._sessions[sid] = Session(self, sid, cwd=cwd, tenant=tenant or self.tenant)
+        return s
+
+    def _session_for(self, event: Event) -> Session:
+        if not event.session_id:
+            self._default._fill(event)
+            return self._default
+        s = self._sessions.get(event.session_id)
+        if s is None:
+            s = self.session(event.session_id, cwd=event.cwd or None)
+        if not event.cwd:
+            event.cwd = s.cwd
+        return s
+
+    # --- per-event methods on the default session -------------------------------
+
+    async def emit(self, event: Event) -> Decision:
+        """Run every hook bound to ``event`` and merge their results into one Decision."""
+        return await self._emit(event, self._session_for(event))
+
+    def emit_sync(self, event: Event) -> Decision:
+        return self._emit_sync(event, self._session_for(event))
+
+    async def pre_tool_use(self, tool_name: str, tool_input: dict[str, Any], **f: Any) -> Decision:
+        return await self._default.pre_tool_use(tool_name, tool_input, **f)
+
+    async def post_tool_use(
+        self, tool_name: str, tool_input: dict[str, Any], tool_response: Any, **f: Any
+    ) -> Decision:
+        return await self._default.post_tool_use(tool_name, tool_input, tool_response, **f)
+
+    async def post_tool_use_failure(
+        self, tool_name: str, tool_input: dict[str, Any], error: str, **f: Any
+    ) -> Decision:
+        return await self._default.post_tool_use_failure(tool_name, tool_input, error, **f)
+
+    async def user_prompt_submit(self, prompt: str, **f: Any) -> Decision:
+        return await self._default.user_prompt_submit(prompt, **f)
+
+    async def subagent_start(self, agent_id: str, agent_type: str, **f: Any) -> Decision:
+        return await self._default.subagent_start(agent_id, agent_type, **f)
+
+    async def subagent_stop(self, agent_id: str, agent_type: str, **f: Any) -> Decision:
+        return await self._default.subagent_stop(agent_id, agent_type, **f)
+
+    async def agent_stop(self, last_assistant_message: str | None = None, **f: Any) -> Decision:
+        return await self._default.agent_stop(last_assistant_message, **f)
+
+    async def session_start(self, source: str = "startup", **f: Any) -> Decision:
+        return await self._default.session_start(source, **f)
+
+    async def session_end(self, reason: str = "other", **f: Any) -> Decision:
+        return await self._default.session_end(reason, **f)
+
+    async def run_tool(
+        self, tool_name: str, tool_input: dict[str, Any], fn: Callable[..., Any], **f: Any
+    ) -> ToolRun:
+        """Run ``fn(**tool_input)`` under the hooks; a denied call never runs ``fn``."""
+        return await self._default.run_tool(tool_name, tool_input, fn, **f)
+
+    def run_tool_sync(
+        self, tool_name: str, tool_input: dict[str, Any], fn: Callable[..., Any], **f: Any
+    ) -> ToolRun:
+        return self._default.run_tool_sync(tool_name, tool_input, fn, **f)
+
+    @overload
+    def tool(self, fn: F, /) -> F: ...
+    @overload
+    def tool(self, *, name: str | None = None) -> Callable[[F], F]: ...
+
+    def tool(self, fn: Any = None, /, *, name: str | None = None) -> Any:  # type: ignore[misc]
+        """Decorate a function so every call runs guarded.
+
+        A denied call raises :class:`~guardrails.ToolDenied` without running the
+        body; a failing body re-raises after the failure hooks ran.
+        """
+
+        def wrap(f: Callable[..., Any]) -> Callable[..., Any]:
+            import functools
+            import inspect
+
+            tool_name = name or f.__name__
+            sig = inspect.signature(f)
+
+            def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+                bound = sig.bind(*args, **kwargs)
+                return dict(bound.arguments)
+
+            if inspect.iscoroutinefunction(f):
+
+                @functools.wraps(f)
+                async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+                    run = await self.run_tool(tool_name, bind(args, kwargs), f)
+                    return run.unwrap()
+
+                return async_wrapper
+
+            @functools.wraps(f)
+            def wrapper(*args: Any, **kwargs: Any) -> Any:
+                return self.run_tool_sync(tool_name, bind(args, kwargs), f).unwrap()
+
+            return wrapper
+
+        return wrap(fn) if fn is not None else wrap
+
+    # --- dispatch -----------------------------------------------------------------
+
+    def _chain(self, event: Event, session: Session) -> tuple[Chain, bool]:
+        subject = event.subject
+        name = self.definition.name
+        return self._index.lookup(
+            event.event_name,
+            name if subject is None else subject,
+            event.agent_type or name,
+            session.tenant,
+        )
+
+    def _halted(self, event: Event, session: Session) -> Decision | None:
+        if session.halted is None or event.event_name != "PreToolUse":
+            return None
+        return Decision(
+            event,
+            decision="deny",
+            reason=f"the agent was halted: {session.halted}",
+            explicit=True,
+            halted=True,
+        )
+
+    def _emit_sync(self, event: Event, session: Session) -> Decision:
+        halted = self._halted(event, session)
+        if halted is not None:
+            return halted
+        chain, needs_async = self._chain(event, session)
+        if needs_async:
+            decision: Decision = _run_coroutine(self._emit(event, session))
+            return decision
+        if event.event_name == "UserPromptSubmit":
+            session.turn_chars = 0
+        merge = Merge(event, session, self.definition.injection_budget)
+        if chain:
+            budget = self.definition.event_budget
+            start = _perf()
+            for b, pred in chain:
+                ev = merge.event
+                if pred is not None and not pred(ev.tool_input, ev.cwd):  # type: ignore[attr-defined]
+                    continue
+                if merge.stopped:
+                    merge.skip(b)
+                    continue
+                t0 = _perf()
+                if t0 - start > budget:
+                    merge.fail(b, "timeout", f"the event budget of {budget:g}s is spent", 0.0)
+                    continue
+                try:
+                    r = b.fn(ev, session.ctx(b))
+                except HookFailure as exc:
+                    merge.fail(b, exc.kind, str(exc), _perf() - t0)
+                    continue
+                except Exception as exc:
+                    merge.fail(b, "error", _describe(exc), _perf() - t0)
+                    continue
+                dt = _perf() - t0
+                if dt > b.timeout:
+                    merge.fail(b, "timeout", f"took {dt:.3f}s, over its {b.timeout:g}s timeout", dt)
+                else:
+                    merge.apply(b, r, dt)
+        decision = merge.finish()
+        if decision.decision == "ask" and self.approver is not None:
+            self._approve_sync(decision, session)
+        return decision
+
+    async def _emit(self, event: Event, session: Session) -> Decision:
+        import asyncio
+
+        halted = self._halted(event, session)
+        if halted is not None:
+            return halted
+        chain, _ = self._chain(event, session)
+        if event.event_name == "UserPromptSubmit":
+            session.turn_chars = 0
+        merge = Merge(event, session, self.definition.injection_budget)
+        budget = self.definition.event_budget
+        start = _perf()
+        for b, pred in chain:
+            ev = merge.event
+            if pred is not None and not pred(ev.tool_input, ev.cwd):  # type: ignore[attr-defined]
+                continue
+            if merge.stopped:
+                merge.skip(b)
+                continue
+            t0 = _perf()
+            remaining = budget - (t0 - start)
+            if remaining <= 0:
+                merge.fail(b, "timeout", f"the event budget of {budget:g}s is spent", 0.0)
+                continue
+            timeout = min(b.timeout, remaining)
+            ctx = session.ctx(b)
+            try:
+                if b.is_async:
+                    r = await asyncio.wait_for(b.fn(ev, ctx), timeout)
+                else:  # off the loop, so the timeout is enforced and the loop stays free
+                    r = await asyncio.wait_for(asyncio.to_thread(b.fn, ev, ctx), timeout)
+            except TimeoutError:
+                merge.fail(b, "timeout", f"no answer within {timeout:g}s", _perf() - t0)
+                continue
+            except HookFailure as exc:
+                merge.fail(b, exc.kind, str(exc), _perf() - t0)
+                continue
+            except Exception as exc:
+                merge.fail(b, "error", _describe(exc), _perf() - t0)
+                continue
+            merge.apply(b, r, _perf() - t0)
+        decision = merge.finish()
+        if decision.decision == "ask" and self.approver is not None:
+            await self._approve(decision, session)
+        return decision
+
+    # --- approvals ------------------------------------------------------------------
+
+    def _approval(self, d: Decision, session: Session) -> tuple[ApprovalRequest, tuple[Any, ...]]:
+        from .approvers import ApprovalRequest
+
+        askers = tuple(sorted({r.hook for r in d.runs if r.outcome == "ask"}))
+        ev = d.event
+        req = ApprovalRequest(
+            tool_name=ev.tool_name,
+            tool_input=d.tool_input or {},
+            reason=d.reason or "",
+            session_id=session.session_id,
+            hooks=askers,
+        )
+        return req, (ev.tool_name, askers)
+
+    def _settle(
+        self, d: Decision, session: Session, key: Any, answer: Any, error: str | None, t: float
+    ) -> None:
+        from .approvers import ANSWERS
+
+        if error is None and answer not in ANSWERS:
+            error = f"approver answered {answer!r}; expected allow, deny or allow_always"
+        if error is not None:
+            answer = "deny"
+        if answer == "allow_always":
+            session.allow_always.add(key)
+        outcome = "deny" if answer == "deny" else "allow"
+        d.runs.append(HookRun("approver", "ask", 0, outcome, t * 1000, error))
+        if outcome == "allow":
+            d.decision = "allow"
+        else:
+            d.decision = "deny"
+            d.reason = (
+                f"denied by the approver ({error})"
+                if error
+                else (
+                    f"denied by the approver: {d.reason}" if d.reason else "denied by the approver"
+                )
+            )
+
+    def _cached_approval(self, d: Decision, session: Session) -> tuple[Any, Any]:
+        req, key = self._approval(d, session)
+        if key in session.allow_always:
+            d.decision = "allow"
+            d.runs.append(HookRun("approver", "ask", 0, "allow", 0.0, None))
+            d.notes.append("allowed by an earlier allow_always")
+            return None, key
+        return req, key
+
+    def _approve_sync(self, d: Decision, session: Session) -> None:
+        req, key = self._cached_approval(d, session)
+        if req is None:
+            return
+        import concurrent.futures
+
+        t0 = _perf()
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        future = pool.submit(_call_approver, self.approver, req)
+        try:
+            answer, error = future.result(timeout=self.approval_timeout), None
+        except concurrent.futures.TimeoutError:
+            answer, error = "deny", f"no answer within {self.approval_timeout:g}s"
+        except Exception as exc:
+            answer, error = "deny", _describe(exc)
+        finally:
+            pool.shutdown(wait=False)
+        self._settle(d, session, key, answer, error, _perf() - t0)
+
+    async def _approve(self, d: Decision, session: Session) -> None:
+        import asyncio
+
+        req, key = self._cached_approval(d, session)
+        if req is None:
+            return
+        t0 = _perf()
+        try:
+            answer = await asyncio.wait_for(
+                asyncio.to_thread(_call_approver, self.approver, req), self.approval_timeout
+            )
+            error = None
+        except TimeoutError:
+            answer, error = "deny", f"no answer within {self.approval_timeout:g}s"
+        except Exception as exc:
+            answer, error = "deny", _describe(exc)
+        self._settle(d, session, key, answer, error, _perf() - t0)
+
+
+def _call_approver(approver: Any, req: Any) -> Any:
+    answer = approver(req)
+    if _is_awaitable(answer):
+        import asyncio
+
+        return asyncio.run(_await(answer))
+    return answer
+
+
+async def _await(value: Awaitable[Any]) -> Any:
+    return await value
+
+
+def _run_coroutine(coro: Any) -> Any:
+    """Run ``coro`` to completion from sync code, even inside a running loop."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()

@@ -1,0 +1,258 @@
+"""What a hook returns (``HookResult``) and what a chain of hooks decides (``Decision``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, NamedTuple, TypeAlias
+
+__all__ = [
+    "UNSET",
+    "Decision",
+    "DecisionKind",
+    "HookResult",
+    "HookRun",
+    "Injection",
+]
+
+DecisionKind: TypeAlias = Literal["allow", "deny", "ask", "block", "halt"]
+_KINDS: Final = frozenset({"allow", "deny", "ask", "block", "halt"})
+
+
+class _Unset:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+#: marks "no rewritten output", since ``None`` is a legitimate tool output
+UNSET: Final = _Unset()
+
+
+@dataclass(slots=True)
+class HookResult:
+    """One hook's answer. Build it with the constructors, e.g. ``HookResult.deny(...)``.
+
+    ``decision`` is one of allow, deny, ask (PreToolUse), block (prompt, stop and
+    post events; on PreToolUse it means deny) and halt (end the whole agent).
+    """
+
+    decision: DecisionKind | None = None
+    reason: str | None = None
+    hint: str | None = None
+    updated_input: dict[str, Any] | None = None
+    updated_output: Any = UNSET
+    additional_context: str | None = None
+    system_message: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.decision is not None and self.decision not in _KINDS:
+            raise ValueError(f"decision must be one of {sorted(_KINDS)}, got {self.decision!r}")
+        if self.updated_input is not None and not isinstance(self.updated_input, dict):
+            raise ValueError("updated_input must be a dict (the whole new input)")
+
+    @classmethod
+    def allow(cls, reason: str | None = None) -> HookResult:
+        return cls("allow", reason)
+
+    @classmethod
+    def deny(cls, reason: str, hint: str | None = None) -> HookResult:
+        """Refuse the call; ``reason`` (and ``hint``) go to the model as an instruction."""
+        return cls("deny", reason, hint)
+
+    @classmethod
+    def ask(cls, reason: str) -> HookResult:
+        return cls("ask", reason)
+
+    @classmethod
+    def modify(
+        cls,
+        input: dict[str, Any] | None = None,
+        output: Any = UNSET,
+        reason: str | None = None,
+    ) -> HookResult:
+        """Rewrite the whole tool input (PreToolUse) or the tool output (PostToolUse)."""
+        return cls(None, reason, updated_input=input, updated_output=output)
+
+    @classmethod
+    def inject(cls, text: str) -> HookResult:
+        """Add context for the model (capped and budgeted by the Guard)."""
+        return cls(additional_context=text)
+
+    @classmethod
+    def block(cls, reason: str) -> HookResult:
+        """Keep a stopping agent working, or erase a prompt, with ``reason``."""
+        return cls("block", reason)
+
+    @classmethod
+    def halt(cls, reason: str) -> HookResult:
+        return cls("halt", reason)
+
+    @property
+    def message(self) -> str:
+        """``reason`` followed by ``hint``: the text the model reads."""
+        if self.hint:
+            return f"{self.reason}\n{self.hint}" if self.reason else self.hint
+        return self.reason or ""
+
+    @classmethod
+    def from_claude(cls, data: Any) -> HookResult:
+        """Read a Claude hook output dict (SDK callback or command-hook stdout).
+
+        Raises ``ValueError`` naming the offending field for output Claude would reject.
+        """
+        if not isinstance(data, dict):
+            raise ValueError(f"expected a dict, got {type(data).__name__}")
+        out = cls()
+        spec = data.get("hookSpecificOutput")
+        if spec is not None:
+            if not isinstance(spec, dict):
+                raise ValueError("hookSpecificOutput must be an object")
+            perm = spec.get("permissionDecision")
+            if perm is not None:
+                if perm not in ("allow", "deny", "ask", "defer"):
+                    raise ValueError(
+                        f"hookSpecificOutput.permissionDecision must be allow, deny, ask or "
+                        f"defer, got {perm!r}"
+                    )
+                out.decision = "ask" if perm == "defer" else perm
+                out.reason = _opt_str(spec, "permissionDecisionReason", "hookSpecificOutput")
+            upd = spec.get("updatedInput")
+            if upd is not None:
+                if not isinstance(upd, dict):
+                    raise ValueError("hookSpecificOutput.updatedInput must be an object")
+                out.updated_input = upd
+            out.additional_context = _opt_str(spec, "additionalContext", "hookSpecificOutput")
+            for key in ("updatedToolOutput", "updatedMCPToolOutput"):
+                if key in spec:
+                    out.updated_output = spec[key]
+        top = data.get("decision")
+        if top is not None:
+            if top == "block":
+                out.decision = "block"
+                out.reason = _opt_str(data, "reason", "") or out.reason
+            elif top == "approve":
+                out.decision = out.decision or "allow"
+            else:
+                raise ValueError(f"decision must be 'block' (or legacy 'approve'), got {top!r}")
+        cont = data.get("continue", data.get("continue_"))
+        if cont is not None:
+            if not isinstance(cont, bool):
+                raise ValueError("continue must be a boolean")
+            if cont is False:
+                out.decision = "halt"
+                out.reason = _opt_str(data, "stopReason", "") or out.reason or "halted by hook"
+        out.system_message = _opt_str(data, "systemMessage", "")
+        return out
+
+
+def _opt_str(d: dict[str, Any], key: str, where: str) -> str | None:
+    value = d.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{where + '.' if where else ''}{key} must be a string")
+    return value
+
+
+class Injection(NamedTuple):
+    """Context added for the model, with its provenance."""
+
+    hook: str
+    text: str
+    truncated: bool = False
+
+
+class HookRun(NamedTuple):
+    """One hook's outcome inside one event, as recorded in the ledger.
+
+    ``outcome``: allow, deny, ask, block, halt, modify, inject, noop, skipped,
+    error, timeout, invalid or refused.
+    """
+
+    hook: str
+    matcher: str
+    priority: int
+    outcome: str
+    duration_ms: float
+    error: str | None = None
+    injected_chars: int = 0
+
+
+@dataclass(slots=True)
+class Decision:
+    """The merged result of every hook bound to one event.
+
+    ``decision`` is ``allow``, ``deny`` or ``ask`` (PreToolUse); ``blocked`` and
+    ``halted`` carry the stop/prompt semantics. ``explicit`` is false when no hook
+    expressed a permission, so a host keeps its own permission flow.
+    """
+
+    event: Any
+    decision: Literal["allow", "deny", "ask"] = "allow"
+    reason: str | None = None
+    explicit: bool = False
+    updated_input: dict[str, Any] | None = None
+    updated_output: Any = UNSET
+    injections: list[Injection] = field(default_factory=list)
+    system_messages: list[str] = field(default_factory=list)
+    blocked: bool = False
+    halted: bool = False
+    runs: list[HookRun] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def event_name(self) -> str:
+        return str(self.event.event_name)
+
+    @property
+    def denied(self) -> bool:
+        return self.decision == "deny"
+
+    @property
+    def allowed(self) -> bool:
+        return self.decision == "allow" and not self.halted
+
+    @property
+    def additional_context(self) -> str | None:
+        if not self.injections:
+            return None
+        return "\n\n".join(i.text for i in self.injections)
+
+    @property
+    def tool_input(self) -> dict[str, Any] | None:
+        """The input the tool should run with (rewritten if a hook modified it)."""
+        if self.updated_input is not None:
+            return self.updated_input
+        return getattr(self.event, "tool_input", None)
+
+    def to_claude(self) -> dict[str, Any]:
+        """The Claude hook output JSON for this decision (SDK callback or command stdout)."""
+        name = self.event_name
+        wire = getattr(self.event, "hook_event_name", name) or name
+        out: dict[str, Any] = {}
+        spec: dict[str, Any] = {}
+        if name == "PreToolUse":
+            if self.explicit or self.denied:
+                spec["permissionDecision"] = self.decision
+                if self.reason:
+                    spec["permissionDecisionReason"] = self.reason
+            if self.updated_input is not None:
+                spec["updatedInput"] = self.updated_input
+        elif self.blocked:
+            out["decision"] = "block"
+            out["reason"] = self.reason or "blocked by hook"
+        if name == "PostToolUse" and self.updated_output is not UNSET:
+            spec["updatedToolOutput"] = self.updated_output
+        ctx = self.additional_context
+        if ctx and name != "SessionEnd":
+            spec["additionalContext"] = ctx
+        if spec:
+            out["hookSpecificOutput"] = {"hookEventName": wire, **spec}
+        if self.halted:
+            out["continue"] = False
+            out["stopReason"] = self.reason or "halted by hook"
+        if self.system_messages:
+            out["systemMessage"] = "\n".join(self.system_messages)
+        return out
