@@ -1,0 +1,33 @@
+"""The README's 60-second example runs as written and prints what the README says."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def _blocks(lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", README.read_text(), re.S)
+
+
+def test_readme_starts_with_the_two_commands() -> None:
+    first = _blocks("sh")[0]
+    assert [line.split()[:2] for line in first.strip().splitlines()] == [
+        ["make", "demo"],
+        ["make", "test"],
+    ]
+
+
+def test_sixty_second_example_prints_what_the_readme_shows(tmp_path: Path) -> None:
+    example = _blocks("python")[0]
+    expected = _blocks("text")[0]
+    script = tmp_path / "example.py"
+    script.write_text(example)
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    assert out.strip() == expected.strip()
