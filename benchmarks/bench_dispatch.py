@@ -1,0 +1,228 @@
+"""Dispatch overhead of ``Guard.emit_sync`` against a hand-written floor and pluggy.
+
+Every case binds ``bindings`` no-op hooks to ``PreToolUse``, of which
+``matching`` are bound with ``matcher="Bash"`` (one ``HookMatcher`` holding
+all of them) and the rest with ``matcher="Tool<i>"`` (one matcher each), so
+the matcher index must filter them out. The event is a ``Bash`` call.
+
+Columns (ns per call, median of repeats, see ``_timing``):
+
+* ``floor``: the least work equivalent to what the Guard does: a dict
+  lookup from tool name to the list of the same no-op functions, then direct
+  calls ``fn(event, ctx)`` checking each result for a deny.
+* ``hookrails``: ``guard.emit_sync(event)`` with one pre-built event reused.
+* ``fresh-event``: the same, building a new ``PreToolUse(...)`` for every call (the
+  construction alone is printed below the table).
+* ``pluggy``: ``pm.hook.pre_tool_use(event=..., ctx=...)`` with as many no-op
+  hookimpls as there are matching hooks (pluggy has no matchers: what runs is
+  what is registered).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+import types
+from collections.abc import Callable
+from typing import Any
+
+from _timing import compare, table
+
+from guardrails import AgentDefinition, Guard, HookMatcher, PreToolUse
+
+#: (bindings, matching) cases
+CASES: list[tuple[int, int]] = [
+    (1, 0),
+    (1, 1),
+    (10, 0),
+    (10, 1),
+    (10, 10),
+    (100, 0),
+    (100, 1),
+    (100, 10),
+    (100, 100),
+]
+TARGET_MATCHING = 10
+TARGET_RATIO = 3.0
+TOOL_INPUT = {"command": "ls -la"}
+
+
+def _noops(n: int) -> list[Callable[[Any, Any], None]]:
+    """``n`` distinct no-op hook functions."""
+
+    def make() -> Callable[[Any, Any], None]:
+        def noop(event: Any, ctx: Any) -> None:
+            return None
+
+        return noop
+
+    return [make() for _ in range(n)]
+
+
+async def _async_noop(event: Any, ctx: Any) -> None:
+    return None
+
+
+def _event() -> PreToolUse:
+    return PreToolUse(tool_name="Bash", tool_input=dict(TOOL_INPUT), session_id="s", cwd="/tmp")
+
+
+def _guard(bindings: int, hooks: list[Any]) -> Guard:
+    matchers = [HookMatcher(matcher="Bash", hooks=hooks)] if hooks else []
+    matchers += [
+        HookMatcher(matcher=f"Tool{i}", hooks=_noops(1)) for i in range(bindings - len(hooks))
+    ]
+    return Guard(AgentDefinition(name="bench", hooks={"PreToolUse": matchers}))
+
+
+def _floor(hooks: list[Any]) -> Callable[[Any], Any]:
+    table_ = {"Bash": list(hooks)}
+    for i in range(5):  # a few other tools, so the dict is not trivially small
+        table_[f"Tool{i}"] = []
+    ctx = types.SimpleNamespace(session_id="s", state={})
+
+    def floor(event: Any) -> Any:
+        for fn in table_.get(event.tool_name, ()):
+            r = fn(event, ctx)
+            if r is not None and r.decision == "deny":
+                return r
+        return None
+
+    return floor
+
+
+def _pluggy(hooks: list[Any]) -> Callable[[Any], Any] | None:
+    try:
+        import pluggy
+    except ImportError:
+        return None
+    spec = pluggy.HookspecMarker("bench")
+    impl = pluggy.HookimplMarker("bench")
+
+    class Spec:
+        @spec
+        def pre_tool_use(self, event: Any, ctx: Any) -> Any: ...
+
+    pm = pluggy.PluginManager("bench")
+    pm.add_hookspecs(Spec)
+    for i, fn in enumerate(hooks):
+        pm.register(types.SimpleNamespace(pre_tool_use=impl(fn)), name=f"plugin{i}")
+    hook = pm.hook.pre_tool_use
+    ctx = types.SimpleNamespace(session_id="s", state={})
+
+    def call(event: Any) -> Any:
+        return hook(event=event, ctx=ctx)
+
+    return call
+
+
+def _fmt(ns: float | None) -> str:
+    return "n/a" if ns is None else f"{ns:,.0f}"
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    return "n/a" if a is None or b is None or b == 0 else f"{a / b:.2f}x"
+
+
+def dispatch() -> None:
+    """Sync dispatch overhead: floor vs hookrails vs pluggy."""
+    print(__doc__.split("\n\n", 1)[1].rstrip() if __doc__ else "")
+    print()
+    rows = []
+    verdicts = []
+    for bindings, matching in CASES:
+        hooks = _noops(matching)
+        guard = _guard(bindings, hooks)
+        ev = _event()
+        check = guard.emit_sync(ev)
+        assert check.decision == "allow" and len(check.runs) == matching, check
+        floor = _floor(hooks)
+        plug = _pluggy(hooks)
+        emit = guard.emit_sync
+
+        def fresh(_: Any, emit: Callable[[Any], Any] = emit) -> Any:
+            return emit(
+                PreToolUse(
+                    tool_name="Bash", tool_input={"command": "ls -la"}, session_id="s", cwd="/tmp"
+                )
+            )
+
+        fns: list[Callable[[Any], Any]] = [floor, emit, fresh]
+        if plug is not None:
+            fns.append(plug)
+        res = compare(fns, ev)
+        f_ns, h_ns, fresh_ns = res[:3]
+        p_ns = res[3] if plug is not None else None
+        rows.append(
+            [
+                f"{bindings:>3} bound / {matching:>3} match",
+                _fmt(f_ns),
+                _fmt(h_ns),
+                _fmt(fresh_ns),
+                _fmt(p_ns),
+                _ratio(h_ns, f_ns),
+                _ratio(h_ns, p_ns),
+            ]
+        )
+        if matching == TARGET_MATCHING:
+            ok_floor = h_ns <= TARGET_RATIO * f_ns
+            ok_plug = p_ns is not None and h_ns < p_ns
+            verdicts.append(
+                f"  {bindings:>3} bound / {matching} match: "
+                f"<= {TARGET_RATIO:g}x floor: {'MET' if ok_floor else 'NOT MET'} "
+                f"({h_ns / f_ns:.2f}x); faster than pluggy: "
+                f"{'MET' if ok_plug else 'NOT MET'}"
+                + (f" ({h_ns / p_ns:.2f}x pluggy)" if p_ns else "")
+            )
+    headers = [
+        "case (PreToolUse)",
+        "floor ns",
+        "hookrails ns",
+        "fresh-event ns",
+        "pluggy ns",
+        "hookrails/floor",
+        "hookrails/pluggy",
+    ]
+    print(table(headers, rows))
+    (build_ns,) = compare([lambda _: _event()], None)
+    print(f"\n(building one PreToolUse(...) alone: {build_ns:,.0f} ns; included in 'fresh-event')")
+    print(
+        f"\nTarget: {TARGET_MATCHING} matching no-op hooks within {TARGET_RATIO:g}x the floor "
+        "and faster than pluggy (reported, not asserted):"
+    )
+    print("\n".join(verdicts))
+
+
+def async_dispatch() -> None:
+    """Async path ``await guard.emit(event)``, for information."""
+    print(
+        "`await guard.emit(event)` runs each sync hook in a worker thread (asyncio.to_thread) so\n"
+        "its timeout is enforceable, and wraps each hook in asyncio.wait_for: expect it to be\n"
+        "far slower than emit_sync. Median of 5 repeats of a loop of awaits in one event loop."
+    )
+    print()
+    n = TARGET_MATCHING
+    sync_guard = _guard(n, _noops(n))
+    async_guard = _guard(n, [_async_noop] * n)
+    ev = _event()
+
+    async def run(guard: Guard, loops: int) -> list[float]:
+        await guard.emit(ev)  # warm up (thread pool, session)
+        out = []
+        for _ in range(5):
+            t0 = time.perf_counter_ns()
+            for _ in range(loops):
+                await guard.emit(ev)
+            out.append((time.perf_counter_ns() - t0) / loops)
+        return out
+
+    threads = statistics.median(asyncio.run(run(sync_guard, 200)))
+    coros = statistics.median(asyncio.run(run(async_guard, 500)))
+    (sync_ns,) = compare([sync_guard.emit_sync], ev)
+    rows = [
+        [f"emit_sync, {n} sync hooks", f"{sync_ns:,.0f}", "1.0x"],
+        [f"await emit, {n} sync hooks (threads)", f"{threads:,.0f}", f"{threads / sync_ns:.0f}x"],
+        [f"await emit, {n} async hooks", f"{coros:,.0f}", f"{coros / sync_ns:.0f}x"],
+    ]
+    print(table(["path", "ns/call", "vs emit_sync"], rows))
