@@ -19,7 +19,9 @@ def no_force_push(event, ctx):
 
 def quiet_rm(event, ctx):
     """Rewrite `rm` into an interactive-safe form: the tool runs the new input."""
-    return HookResult.modify(input={"command": event.tool_input["command"].replace("rm ", "rm -i ", 1)})
+    return HookResult.modify(
+        input={"command": event.tool_input["command"].replace("rm ", "rm -i ", 1)}
+    )
 
 
 agent = AgentDefinition(

@@ -7,8 +7,10 @@ dataclasses, so a file and a dict get identical errors.
 
 from __future__ import annotations
 
+import bisect
+import contextlib
 import json
-import sys
+import re
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -162,22 +164,41 @@ def json_schema() -> dict[str, Any]:
 
 Lines = dict[tuple[str | int, ...], int]
 
+_EVENTS_EXPECTED = ", ".join(EVENT_NAMES) + " (Stop is an alias of AgentStop)"
 
-def _yaml_lines(text: str) -> Lines:
-    """Map each key/item path to its 1-based line, from the YAML node tree."""
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _yaml_lines(root: Any, file: str) -> Lines:
+    """Map each key/item path to its 1-based line, from the YAML node tree.
+
+    Raises on a key repeated in one mapping: YAML forbids it, and PyYAML would
+    silently keep the last one (dropping, say, a whole ``PreToolUse`` list).
+    """
     import yaml
 
     lines: Lines = {}
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return lines
+    seen: set[int] = set()  # aliased nodes are walked once (no cycles, no blow-up)
 
     def walk(node: Any, loc: tuple[str | int, ...]) -> None:
+        if id(node) in seen:
+            return
+        seen.add(id(node))
         if isinstance(node, yaml.MappingNode):
+            keys: set[tuple[str, Any]] = set()
             for key, value in node.value:
+                if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
+                    continue  # complex keys are rejected when the document is constructed
                 sub = (*loc, key.value)
-                lines[sub] = key.start_mark.line + 1
+                line = key.start_mark.line + 1
+                if (key.tag, key.value) in keys:
+                    raise DefinitionError(
+                        f"duplicate key {key.value!r}", file=file, loc=sub, line=line
+                    )
+                keys.add((key.tag, key.value))
+                lines.setdefault(sub, line)
                 walk(value, sub)
         elif isinstance(node, yaml.SequenceNode):
             for i, item in enumerate(node.value):
@@ -189,43 +210,130 @@ def _yaml_lines(text: str) -> Lines:
     return lines
 
 
+def _load_yaml(text: str, file: str) -> tuple[Any, Lines]:
+    import yaml
+
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.YAMLError as exc:  # the reader rejects control characters up front
+        raise _yaml_error(exc, text, file) from None
+    try:
+        root = loader.get_single_node()
+        lines = _yaml_lines(root, file)
+        return (loader.construct_document(root) if root is not None else None), lines
+    except yaml.YAMLError as exc:
+        raise _yaml_error(exc, text, file) from None
+    finally:
+        loader.dispose()
+
+
+def _yaml_error(exc: Any, text: str, file: str) -> DefinitionError:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None)
+    line: int | None = None
+    if mark is not None:
+        line = mark.line + 1
+        problem = f"{problem or exc.__class__.__name__} (column {mark.column + 1})"
+    elif isinstance(getattr(exc, "position", None), int):  # yaml.reader.ReaderError
+        line = text.count("\n", 0, exc.position) + 1
+        problem = f"unacceptable character #x{exc.character:04x}: {exc.reason}"
+    return DefinitionError(f"invalid YAML: {_one_line(problem or str(exc))}", file=file, line=line)
+
+
+def _json_lines(text: str, file: str) -> Lines:
+    """Map each key/item path of valid JSON ``text`` to its 1-based line.
+
+    Raises on a key repeated in one object, which ``json.loads`` would let the
+    last occurrence win silently.
+    """
+    starts = [0, *(i + 1 for i, ch in enumerate(text) if ch == "\n")]
+    decode = json.JSONDecoder().raw_decode
+    space = re.compile(r"[ \t\n\r]*")
+    lines: Lines = {}
+
+    def skip(i: int) -> int:
+        m = space.match(text, i)
+        return m.end() if m else i
+
+    def value(i: int, loc: tuple[str | int, ...]) -> int:
+        i = skip(i)
+        if text[i] == "{":
+            i = skip(i + 1)
+            keys: set[str] = set()
+            while text[i] != "}":
+                key, i_end = decode(text, i)
+                sub = (*loc, key)
+                line = bisect.bisect_right(starts, i)
+                if key in keys:
+                    raise DefinitionError(f"duplicate key {key!r}", file=file, loc=sub, line=line)
+                keys.add(key)
+                lines[sub] = line
+                i = skip(value(skip(i_end) + 1, sub))  # past ':' and the value
+                if text[i] == ",":
+                    i = skip(i + 1)
+            return i + 1
+        if text[i] == "[":
+            i = skip(i + 1)
+            n = 0
+            while text[i] != "]":
+                lines[(*loc, n)] = bisect.bisect_right(starts, i)
+                i = skip(value(i, (*loc, n)))
+                n += 1
+                if text[i] == ",":
+                    i = skip(i + 1)
+            return i + 1
+        return int(decode(text, i)[1])
+
+    with contextlib.suppress(ValueError, IndexError, RecursionError):  # text parsed already
+        value(0, ())
+    return lines
+
+
+_TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
 def _parse(path: Path) -> tuple[Any, Lines]:
+    file = str(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise DefinitionError("file not found", file=str(path)) from None
+        raise DefinitionError("file not found", file=file) from None
+    except UnicodeDecodeError as exc:
+        raw = path.read_bytes()
+        raise DefinitionError(
+            f"not UTF-8 text: invalid byte 0x{raw[exc.start]:02x}",
+            file=file,
+            line=raw.count(b"\n", 0, exc.start) + 1,
+        ) from None
     except OSError as exc:
-        raise DefinitionError(f"cannot read: {exc.strerror}", file=str(path)) from None
+        raise DefinitionError(f"cannot read: {exc.strerror or exc}", file=file) from None
     suffix = path.suffix.lower()
     if suffix in (".yaml", ".yml"):
-        import yaml
-
-        try:
-            return yaml.safe_load(text), _yaml_lines(text)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            problem = getattr(exc, "problem", None) or str(exc)
-            raise DefinitionError(
-                f"invalid YAML: {problem}",
-                file=str(path),
-                line=mark.line + 1 if mark else None,
-            ) from None
+        return _load_yaml(text, file)
     if suffix == ".json":
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise DefinitionError(
-                f"invalid JSON: {exc.msg}", file=str(path), line=exc.lineno
+                f"invalid JSON: {exc.msg} (column {exc.colno})", file=file, line=exc.lineno
             ) from None
-        return data, _yaml_lines(text)
+        except RecursionError:
+            raise DefinitionError("invalid JSON: nested too deeply", file=file) from None
+        return data, _json_lines(text, file)
     if suffix == ".toml":
         try:
             return tomllib.loads(text), {}
         except tomllib.TOMLDecodeError as exc:
-            raise DefinitionError(f"invalid TOML: {exc}", file=str(path)) from None
+            message = _one_line(str(exc))
+            at = _TOML_AT.search(message)
+            line = None
+            if at:
+                line = int(at.group(1))
+                message = f"{message[: at.start()]} (column {at.group(2)})"
+            raise DefinitionError(f"invalid TOML: {message}", file=file, line=line) from None
     raise DefinitionError(
         f"unsupported file type {suffix or '(none)'!r}",
-        file=str(path),
+        file=file,
         expected=".yaml, .yml, .toml or .json",
     )
 
@@ -235,34 +343,124 @@ def load_definition(path: Path) -> AgentDefinition:
     return definition_from_data(data, source=str(path), lines=lines)
 
 
-def _pydantic_error(exc: ValidationError, source: str | None, lines: Lines) -> DefinitionError:
-    err = exc.errors(include_url=False)[0]
-    loc: list[str | int] = []
-    message = err["msg"]
-    expected: str | None = None
-    raw = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith("ref:"))]
-    for part in raw:
-        if part == "[key]":
-            message = f"unknown event {loc[-1]!r}"
-            expected = ", ".join(EVENT_NAMES) + " (or Stop)"
-        elif isinstance(part, str) and part in ("function-after", "function-before"):
-            continue
-        else:
-            loc.append(part)
-    if err["type"] == "extra_forbidden":
-        message = f"unknown key {loc[-1]!r}"
-    elif err["type"] == "missing":
-        message = f"missing required key {loc[-1]!r}"
-    elif expected is None and err["type"] not in ("hook_ref",):
-        given = err.get("input")
-        if not isinstance(given, dict | list):
-            message = f"{message}, got {given!r}"
-    extra = len(exc.errors()) - 1
-    if extra:
-        message += f" (and {extra} more error{'s' if extra > 1 else ''})"
-    return DefinitionError(message, file=source, expected=expected).within(
-        *loc, file=source, lines=lines
+#: pydantic error type -> what the value should have been
+_EXPECTED_BY_TYPE = {
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "int_from_float": "an integer",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "finite_number": "a finite number",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "string_type": "a string",
+    "string_too_short": "a non-empty string",
+    "list_type": "a list",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+}
+_HOOK_EXPECTED = (
+    "a built-in name, 'package.module:function', or a mapping with one of use, command, http"
+)
+_REF_MODELS: dict[str, type[BaseModel]] = {
+    "ref:use": UseRef,
+    "ref:command": CommandRef,
+    "ref:http": HttpRef,
+}
+
+
+def _is_tag(part: Any) -> bool:
+    return isinstance(part, str) and (
+        part.startswith("ref:") or part in ("function-after", "function-before")
     )
+
+
+def _model_at(raw: tuple[Any, ...]) -> type[BaseModel] | None:
+    """The model of the mapping at ``raw`` (a pydantic loc, tags included)."""
+    tag = next((p for p in raw if isinstance(p, str) and p.startswith("ref:")), None)
+    plain = [p for p in raw if not _is_tag(p)]
+    if not plain:
+        return DefinitionModel
+    if plain[0] == "tools" and len(plain) == 2:
+        return ToolModel
+    if plain[0] == "hooks" and len(plain) == 3:
+        return MatcherModel
+    if plain[0] == "hooks" and len(plain) == 5 and tag is not None:
+        return _REF_MODELS.get(tag)
+    return None
+
+
+def _keys_of(model: type[BaseModel]) -> str:
+    return ", ".join(sorted(f.alias or name for name, f in model.model_fields.items()))
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list | tuple):
+        return "a list"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _number(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _translate(err: Any) -> tuple[list[str | int], str, str | None]:
+    """A pydantic error as (loc, message, expected) in the file's own terms."""
+    raw = tuple(err["loc"])
+    loc: list[str | int] = [p for p in raw if not _is_tag(p) and p != "[key]"]
+    kind = err["type"]
+    ctx = err.get("ctx") or {}
+    given = err.get("input")
+    last = loc[-1] if loc else ""
+    if "[key]" in raw:
+        return loc, f"unknown event {last!r}", _EVENTS_EXPECTED
+    if kind == "extra_forbidden":
+        if last in ("use", "command", "http"):
+            return (
+                loc,
+                "a hook mapping needs exactly one of 'use', 'command' or 'http'",
+                "{use: name, with: {...}}, {command: '...'} or {http: 'url'}",
+            )
+        model = _model_at(raw[:-1])
+        return loc, f"unknown key {last!r}", f"one of {_keys_of(model)}" if model else None
+    if kind == "missing":
+        return loc, f"missing required key {last!r}", None
+    if kind == "hook_ref":
+        return loc, f"cannot use {_short(given)} as a hook", _HOOK_EXPECTED
+    if kind == "too_short" and last == "hooks":
+        return loc, "a matcher needs at least one hook", None
+    if kind == "string_pattern_mismatch" and last == "command":
+        return loc, "command hook has an empty command", "a shell command"
+    if kind == "string_pattern_mismatch" and last == "http":
+        return loc, f"http hook URL {given!r} is not http(s)", "an http:// or https:// URL"
+    expected = _EXPECTED_BY_TYPE.get(kind)
+    if kind == "greater_than":
+        expected = f"a number greater than {_number(ctx.get('gt'))}"
+    elif kind == "greater_than_equal":
+        expected = f"a number of at least {_number(ctx.get('ge'))}"
+    elif kind == "literal_error":
+        expected = str(ctx.get("expected"))
+    elif kind == "too_short":
+        expected = f"at least {ctx.get('min_length')} item(s)"
+    if expected is None:
+        return loc, f"{_one_line(err['msg'])}, got {_short(given)}", None
+    return loc, f"got {_short(given)}", expected
+
+
+def _pydantic_error(exc: ValidationError, source: str | None, lines: Lines) -> DefinitionError:
+    """The error that comes first in the file, located and worded for its author."""
+    found = []
+    for n, err in enumerate(exc.errors(include_url=False)):
+        loc, message, expected = _translate(err)
+        located = DefinitionError(message, file=source, expected=expected).within(
+            *loc, file=source, lines=lines
+        )
+        found.append((located.line if located.line is not None else float("inf"), n, located))
+    return min(found, key=lambda t: (t[0], t[1]))[2]
 
 
 def definition_from_data(
@@ -277,13 +475,13 @@ def definition_from_data(
             f"expected a mapping at the top level, got {type(data).__name__}", file=source
         )
     try:
-        model = DefinitionModel.model_validate(data)
+        # strict: no quiet coercion ("10" -> 10, "yes" -> True) the schema would reject
+        model = DefinitionModel.model_validate(data, strict=True)
     except ValidationError as exc:
         raise _pydantic_error(exc, source, lines) from None
+    # `module:function` hooks import from here first (see _hooks._import_module), and
+    # command hooks run here
     base = str(Path(source).resolve().parent) if source else None
-    added = base is not None and base not in sys.path
-    if added:
-        sys.path.insert(0, str(base))  # so `hooks:fn` beside the file imports
     try:
         tools = {
             name: ToolSpec(
@@ -336,6 +534,3 @@ def definition_from_data(
         if exc.file:
             raise
         raise exc.within(file=source, lines=lines) from None
-    finally:
-        if added:
-            sys.path.remove(str(base))

@@ -8,9 +8,12 @@ into a :class:`Hook` once, at load time.
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import json
 import os
+import re
 import subprocess
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["CommandHook", "Hook", "HttpHook", "claude_hook", "resolve_hook"]
 
 _CO_COROUTINE = 0x0080
+_HTTP_URL = re.compile(r"https?://\S+")
 _REF_KEYS = {
     "use": {"use", "with", "name", "timeout"},
     "command": {"command", "name", "timeout", "privileged"},
@@ -44,7 +48,11 @@ def is_async_callable(fn: Any) -> bool:
 
 
 def hook_name(fn: Any) -> str:
-    name = getattr(fn, "hook_name", None) or getattr(fn, "__qualname__", None)
+    """``module:qualname`` for user code; an explicit ``hook_name`` attribute wins."""
+    explicit = getattr(fn, "hook_name", None)
+    if isinstance(explicit, str) and explicit:
+        return explicit
+    name = getattr(fn, "__qualname__", None)
     if name is None or (name == type(fn).__qualname__ and not isinstance(fn, type)):
         name = getattr(fn, "name", None) or type(fn).__name__
     module = getattr(fn, "__module__", None) or getattr(type(fn), "__module__", "")
@@ -172,8 +180,10 @@ class HttpHook:
     """POST the event as JSON and read a Claude hook output from the response body."""
 
     def __init__(self, url: str, *, headers: dict[str, str] | None = None) -> None:
-        if not url.startswith(("http://", "https://")):
-            raise DefinitionError(f"http hook URL {url!r} is not http(s)", expected="http://...")
+        if not _HTTP_URL.fullmatch(url):
+            raise DefinitionError(
+                f"http hook URL {url!r} is not http(s)", expected="an http:// or https:// URL"
+            )
         self.url = url
         self.headers = headers or {}
         self.hook_name = f"http:{url}"
@@ -200,15 +210,78 @@ class HttpHook:
         return _claude_output(body, event, "http hook")
 
 
-def _import_ref(ref: str) -> Any:
+def _one_line(text: str) -> str:
+    """Foreign exception text, folded onto one line for a one-line error message."""
+    return " ".join(text.split())
+
+
+def _describe(exc: BaseException) -> str:
+    text = _one_line(str(exc))
+    if isinstance(exc, ImportError):
+        return text or type(exc).__name__
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _import_from(folder: str, module_name: str) -> Any:
+    """Import with ``folder`` first on ``sys.path`` (removed again afterwards)."""
+    sys.path.insert(0, folder)
+    try:
+        return importlib.import_module(module_name)
+    finally:
+        sys.path.remove(folder)
+
+
+def _location(origin: str | None, search: Any) -> str | None:
+    where = origin or next(iter(search or ()), None)
+    return os.path.realpath(where) if isinstance(where, str) else None
+
+
+def _import_module(module_name: str, base_dir: str | None) -> Any:
+    """Import ``module_name``, preferring a module that sits in ``base_dir``.
+
+    A module beside the definition wins over the rest of ``sys.path``, and over a
+    same-named module already imported for another definition: two folders may
+    each hold their own ``hooks.py``. In that case the module is imported fresh
+    and the earlier one is left in ``sys.modules``.
+    """
+    if not base_dir:
+        return importlib.import_module(module_name)
+    top = module_name.partition(".")[0]
+    finder = sys.path_importer_cache.get(base_dir)
+    if finder is not None and hasattr(finder, "invalidate_caches"):
+        finder.invalidate_caches()  # the folder may have changed since it was listed
+    spec = importlib.machinery.PathFinder.find_spec(top, [base_dir])
+    if spec is None or not spec.has_location:  # not beside the file (or a namespace dir)
+        return importlib.import_module(module_name)
+    cached = sys.modules.get(top)
+    here = _location(spec.origin, None)
+    if (
+        cached is None
+        or _location(getattr(cached, "__file__", None), getattr(cached, "__path__", None)) == here
+    ):
+        return _import_from(base_dir, module_name)
+
+    def family() -> list[str]:
+        return [k for k in sys.modules if k == top or k.startswith(top + ".")]
+
+    saved = {k: sys.modules.pop(k) for k in family()}
+    try:
+        return _import_from(base_dir, module_name)
+    finally:
+        for k in family():
+            del sys.modules[k]
+        sys.modules.update(saved)
+
+
+def _import_ref(ref: str, base_dir: str | None = None) -> Any:
     module_name, _, attr = ref.partition(":")
     if not module_name or not attr:
         raise DefinitionError(f"bad hook reference {ref!r}", expected="'package.module:function'")
     try:
-        obj: Any = importlib.import_module(module_name)
-    except ImportError as exc:
+        obj: Any = _import_module(module_name, base_dir)
+    except Exception as exc:  # a module that fails to import in any way is a bad reference
         raise DefinitionError(
-            f"cannot import module {module_name!r} for hook {ref!r}: {exc}",
+            f"cannot import module {module_name!r} for hook {ref!r}: {_describe(exc)}",
             expected="an importable 'package.module:function'",
         ) from None
     for part in attr.split("."):
@@ -222,9 +295,9 @@ def _import_ref(ref: str) -> Any:
     return obj
 
 
-def _target(name: str) -> Any:
+def _target(name: str, base_dir: str | None = None) -> Any:
     if ":" in name:
-        return _import_ref(name)
+        return _import_ref(name, base_dir)
     from .builtins import BUILTINS
 
     path = BUILTINS.get(name)
@@ -233,16 +306,19 @@ def _target(name: str) -> Any:
             f"unknown hook {name!r}",
             expected=f"a built-in ({', '.join(sorted(BUILTINS))}) or 'package.module:function'",
         )
-    return _import_ref(path)
+    return _import_ref(path)  # never from base_dir: a folder there must not shadow guardrails
 
 
 def _build(target: Any, params: dict[str, Any], ref: str) -> Hook:
     if isinstance(target, type):
         try:
             instance = target(**params)
-        except (TypeError, ValueError) as exc:
+        except Exception as exc:  # whatever the class objects to, it is a bad configuration
+            why = _one_line(str(exc)) if isinstance(exc, TypeError | ValueError) else _describe(exc)
             raise DefinitionError(
-                f"cannot configure {ref!r}: {exc}", expected="the parameters it accepts"
+                f"cannot configure {ref!r}: {why}",
+                loc=("with",) if params else (),
+                expected="the parameters it accepts",
             ) from None
         return Hook(instance)
     if params and not callable(target):
@@ -250,12 +326,52 @@ def _build(target: Any, params: dict[str, Any], ref: str) -> Hook:
     return Hook(target, config=params)
 
 
+def _check_ref(ref: dict[str, Any], kind: str) -> None:
+    unknown = sorted(set(ref) - _REF_KEYS[kind], key=str)
+    if unknown:
+        raise DefinitionError(
+            f"unknown key {unknown[0]!r} in a {kind} hook",
+            loc=(str(unknown[0]),),
+            expected=", ".join(sorted(_REF_KEYS[kind])),
+        )
+    timeout = ref.get("timeout")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
+    ):
+        raise DefinitionError(
+            f"timeout must be a positive number, got {timeout!r}",
+            loc=("timeout",),
+            expected="seconds > 0",
+        )
+    value = ref[kind]
+    if not isinstance(value, str) or not value.strip():
+        raise DefinitionError(f"{kind!r} must be a non-empty string", loc=(kind,))
+    name = ref.get("name")
+    if name is not None and not isinstance(name, str):
+        raise DefinitionError(f"name must be a string, got {name!r}", loc=("name",))
+    if not isinstance(ref.get("privileged", False), bool):
+        raise DefinitionError(
+            f"privileged must be true or false, got {ref['privileged']!r}", loc=("privileged",)
+        )
+    headers = ref.get("headers", {})
+    if not isinstance(headers, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
+    ):
+        raise DefinitionError(
+            "headers must map header names to strings", loc=("headers",), expected="{name: value}"
+        )
+
+
 def resolve_hook(ref: Any, *, base_dir: str | None = None) -> Hook:
-    """Turn any accepted hook form into a :class:`Hook`, or raise ``DefinitionError``."""
+    """Turn any accepted hook form into a :class:`Hook`, or raise ``DefinitionError``.
+
+    ``base_dir`` is the definition file's folder: ``module:function`` references
+    import a module there first, and command hooks run there.
+    """
     if isinstance(ref, Hook):
         return ref
     if isinstance(ref, str):
-        return _build(_target(ref), {}, ref)
+        return _build(_target(ref, base_dir), {}, ref)
     if isinstance(ref, dict):
         kinds = [k for k in _REF_KEYS if k in ref]
         if len(kinds) != 1:
@@ -264,41 +380,30 @@ def resolve_hook(ref: Any, *, base_dir: str | None = None) -> Hook:
                 expected="{use: name, with: {...}}, {command: '...'} or {http: 'url'}",
             )
         kind = kinds[0]
-        unknown = sorted(set(ref) - _REF_KEYS[kind])
-        if unknown:
-            raise DefinitionError(
-                f"unknown key {unknown[0]!r} in a {kind} hook",
-                loc=(unknown[0],),
-                expected=", ".join(sorted(_REF_KEYS[kind])),
-            )
+        _check_ref(ref, kind)
+        value: str = ref[kind]
         timeout = ref.get("timeout")
-        if timeout is not None and (not isinstance(timeout, int | float) or timeout <= 0):
-            raise DefinitionError(
-                f"timeout must be a positive number, got {timeout!r}",
-                loc=("timeout",),
-                expected="seconds > 0",
-            )
-        value = ref[kind]
-        if not isinstance(value, str) or not value.strip():
-            raise DefinitionError(f"{kind!r} must be a non-empty string", loc=(kind,))
         if kind == "use":
             params = ref.get("with") or {}
             if not isinstance(params, dict):
                 raise DefinitionError("'with' must be a mapping", loc=("with",))
-            hook = _build(_target(value), params, value)
+            hook = _build(_target(value, base_dir), params, value)
             hook.timeout = timeout
             if ref.get("name"):
                 hook.name = ref["name"]
             return hook
-        fn: Any = (
-            CommandHook(value, base_dir=base_dir)
-            if kind == "command"
-            else HttpHook(value, headers=ref.get("headers"))
-        )
+        try:
+            fn: Any = (
+                CommandHook(value, base_dir=base_dir)
+                if kind == "command"
+                else HttpHook(value, headers=ref.get("headers"))
+            )
+        except DefinitionError as exc:
+            raise exc.within(kind) from None
         return Hook(
             fn,
             ref.get("name") or fn.hook_name,
-            privileged=bool(ref.get("privileged", False)),
+            privileged=ref.get("privileged", False),
             kind=kind,
             timeout=timeout,
         )

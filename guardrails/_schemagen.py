@@ -6,74 +6,45 @@ drift from the types.
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import types
-import typing
 from pathlib import Path
 from typing import Any
 
 from ._resources import data_path
-from .events import EVENT_NAMES, event_class
+from .events import EVENT_NAMES, FieldSpec, event_class, wire_fields
 
 __all__ = ["event_input_schema", "generated", "main"]
 
 _DRAFT = "https://json-schema.org/draft/2020-12/schema"
 _BASE_ID = "https://hookrails.dev/schemas/"
-#: fields the Claude payload always carries for each event
+#: Claude always sends these; ``from_claude`` lets session_id and cwd be absent (a Guard fills them)
 _REQUIRED_BASE = ("session_id", "cwd", "hook_event_name")
-_REQUIRED: dict[str, tuple[str, ...]] = {
-    "PreToolUse": ("tool_name", "tool_input"),
-    "PostToolUse": ("tool_name", "tool_input", "tool_response"),
-    "PostToolUseFailure": ("tool_name", "tool_input", "error"),
-    "UserPromptSubmit": ("prompt",),
-    "SubagentStart": ("agent_id", "agent_type"),
-    "SubagentStop": ("agent_id", "agent_type", "stop_hook_active"),
-    "AgentStop": ("stop_hook_active",),
-}
+_JSON_TYPES = {str: "string", bool: "boolean", float: "number", dict: "object", list: "array"}
 
 
-def _type_schema(tp: Any) -> dict[str, Any]:
-    origin = typing.get_origin(tp)
-    if origin in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        inner = (
-            _type_schema(args[0]) if len(args) == 1 else {"anyOf": [_type_schema(a) for a in args]}
-        )
-        if "type" in inner and isinstance(inner["type"], str):
-            return {**inner, "type": [inner["type"], "null"]}
-        return {"anyOf": [inner, {"type": "null"}]}
-    if tp is str:
-        return {"type": "string"}
-    if tp is bool:
-        return {"type": "boolean"}
-    if tp is float or tp is int:
-        return {"type": "number"}
-    if tp is dict or origin is dict:
-        return {"type": "object"}
-    if tp is list or origin is list:
-        return {"type": "array"}
-    return {}
+def _field_schema(spec: FieldSpec) -> dict[str, Any]:
+    if not spec.types:
+        return {}
+    json_type = _JSON_TYPES[spec.types[-1]]
+    return {"type": [json_type, "null"] if spec.nullable else json_type}
 
 
 def event_input_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema of one event's payload, derived from the checks ``from_claude`` applies."""
     cls = event_class(name)
-    hints = typing.get_type_hints(cls)
-    props: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
-        if f.name == "extra":
-            continue
-        props[f.name] = _type_schema(hints[f.name])
-    wire = "Stop" if name == "AgentStop" else name
-    props["hook_event_name"] = {"enum": [wire, name]} if wire != name else {"const": name}
+    props = {key: _field_schema(spec) for key, spec in wire_fields(name).items()}
+    wire, canonical = cls.wire_name, cls.event_name
+    props["hook_event_name"] = (
+        {"enum": [wire, canonical]} if wire != canonical else {"const": canonical}
+    )
     return {
         "$schema": _DRAFT,
-        "$id": f"{_BASE_ID}hooks/{name}.input.json",
-        "title": f"{name} hook input",
-        "description": f"Payload of the {name} event; field names are the Claude hook wire names. "
-        "Unknown fields are allowed and kept.",
+        "$id": f"{_BASE_ID}hooks/{canonical}.input.json",
+        "title": f"{canonical} hook input",
+        "description": f"Payload of the {canonical} event; field names are the Claude hook wire "
+        "names. Unknown fields are allowed and kept.",
         "type": "object",
-        "required": sorted({*_REQUIRED_BASE, *_REQUIRED.get(name, ())}),
+        "required": sorted({*_REQUIRED_BASE, *cls.required}),
         "properties": props,
         "additionalProperties": True,
     }

@@ -9,14 +9,14 @@ from Python never imports pydantic, which keeps a hook process fast.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
 from ._hooks import Hook, resolve_hook
 from ._matching import BUILTIN_PRIMARY_ARGS, PATH_ARG_NAMES, Pattern, compile_glob
 from .errors import DefinitionError, EventError
-from .events import canonical_event_name
+from .events import EVENT_NAMES, canonical_event_name
 
 __all__ = [
     "DEFAULT_ON_FAILURE",
@@ -47,6 +47,18 @@ class ToolSpec:
     description: str | None = None
 
     def __post_init__(self) -> None:
+        for key, types in (
+            ("side_effects", bool),
+            ("primary_arg", str),
+            ("idempotency", dict),
+            ("annotations", dict),
+            ("description", str),
+        ):
+            value = getattr(self, key)
+            if value is not None and not isinstance(value, types):
+                raise DefinitionError(
+                    f"{key} must be a {types.__name__}, got {value!r}", loc=(key,)
+                )
         if self.arg_kind not in (None, "path", "text"):
             raise DefinitionError(
                 f"arg_kind must be 'path' or 'text', got {self.arg_kind!r}", loc=("arg_kind",)
@@ -87,7 +99,7 @@ class HookMatcher:
         if self.timeout is not None and (
             isinstance(self.timeout, bool)
             or not isinstance(self.timeout, int | float)
-            or self.timeout <= 0
+            or not self.timeout > 0  # also rejects NaN
         ):
             raise DefinitionError(
                 f"timeout must be a positive number of seconds, got {self.timeout!r}",
@@ -98,9 +110,17 @@ class HookMatcher:
                 f"on_failure must be 'block' or 'continue', got {self.on_failure!r}",
                 loc=("on_failure",),
             )
+        if self.name is not None and not isinstance(self.name, str):
+            raise DefinitionError(f"name must be a string, got {self.name!r}", loc=("name",))
         self.agent_globs = self._globs("agents")
         self.tenant_globs = self._globs("tenants")
-        if not isinstance(self.hooks, list | tuple) or not self.hooks:
+        if not isinstance(self.hooks, list | tuple):
+            raise DefinitionError(
+                f"hooks must be a list, got {type(self.hooks).__name__}",
+                loc=("hooks",),
+                expected="a list of hooks",
+            )
+        if not self.hooks:
             raise DefinitionError("a matcher needs at least one hook", loc=("hooks",))
         resolved: list[Hook] = []
         for i, ref in enumerate(self.hooks):
@@ -114,12 +134,19 @@ class HookMatcher:
         values = getattr(self, attr)
         if values is None:
             return None
-        if isinstance(values, str) or not all(isinstance(v, str) for v in values):
-            raise DefinitionError(f"{attr} must be a list of globs", loc=(attr,))
-        try:
-            return [compile_glob(v) for v in values]
-        except DefinitionError as exc:
-            raise exc.within(attr) from None
+        if not isinstance(values, list | tuple) or not all(isinstance(v, str) for v in values):
+            raise DefinitionError(
+                f"{attr} must be a list of globs, got {values!r}",
+                loc=(attr,),
+                expected="[glob, ...]",
+            )
+        compiled = []
+        for i, glob in enumerate(values):
+            try:
+                compiled.append(compile_glob(glob))
+            except DefinitionError as exc:
+                raise exc.within(attr, i) from None
+        return compiled
 
     @property
     def label(self) -> str:
@@ -149,35 +176,48 @@ class AgentDefinition:
     )
 
     def __post_init__(self) -> None:
+        if not isinstance(self.name, str):
+            raise DefinitionError(f"name must be a string, got {self.name!r}", loc=("name",))
         base_dir = os.path.dirname(os.path.abspath(self.source)) if self.source else None
         tools: dict[str, ToolSpec] = {}
-        for tool, spec in (self.tools or {}).items():
+        for tool, spec in _mapping(self.tools, "tools", "{tool name: ToolSpec or mapping}"):
+            if isinstance(spec, ToolSpec):
+                tools[tool] = spec
+                continue
+            spec = spec if spec is not None else {}
+            if not isinstance(spec, dict):
+                raise DefinitionError(
+                    f"expected a ToolSpec or mapping, got {type(spec).__name__}",
+                    loc=("tools", tool),
+                )
+            _known_keys(spec, _TOOL_KEYS, ("tools", tool))
             try:
-                tools[tool] = spec if isinstance(spec, ToolSpec) else ToolSpec(**(spec or {}))
+                tools[tool] = ToolSpec(**spec)
             except DefinitionError as exc:
                 raise exc.within("tools", tool) from None
-            except TypeError as exc:
-                raise DefinitionError(str(exc), loc=("tools", tool)) from None
         self.tools = tools
         hooks: dict[str, list[HookMatcher]] = {}
-        for event, matchers in (self.hooks or {}).items():
+        for event, matchers in _mapping(self.hooks, "hooks", "{event name: [HookMatcher, ...]}"):
             try:
                 name = canonical_event_name(event)
             except EventError:
                 raise DefinitionError(
                     f"unknown event {event!r}",
                     loc=("hooks", event),
-                    expected="PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, "
-                    "SubagentStart, SubagentStop, AgentStop (or Stop), SessionStart, SessionEnd",
+                    expected=", ".join(EVENT_NAMES) + " (Stop is an alias of AgentStop)",
                 ) from None
             if not isinstance(matchers, list | tuple):
-                raise DefinitionError("expected a list of matchers", loc=("hooks", event))
+                raise DefinitionError(
+                    f"expected a list of matchers, got {type(matchers).__name__}",
+                    loc=("hooks", event),
+                )
             bucket = hooks.setdefault(name, [])
             for i, m in enumerate(matchers):
                 try:
                     if isinstance(m, HookMatcher):
                         bucket.append(m)
                     elif isinstance(m, dict):
+                        _known_keys(m, _MATCHER_KEYS, ())
                         bucket.append(HookMatcher(**m, base_dir=base_dir))
                     else:
                         raise DefinitionError(
@@ -185,13 +225,25 @@ class AgentDefinition:
                         )
                 except DefinitionError as exc:
                     raise exc.within("hooks", event, i) from None
-                except TypeError as exc:
-                    raise DefinitionError(str(exc), loc=("hooks", event, i)) from None
         self.hooks = hooks
-        if isinstance(self.injection_budget, bool) or not isinstance(self.injection_budget, int):
-            raise DefinitionError("injection_budget must be an integer", loc=("injection_budget",))
-        if not isinstance(self.event_budget, int | float) or self.event_budget <= 0:
-            raise DefinitionError("event_budget must be positive seconds", loc=("event_budget",))
+        if (
+            isinstance(self.injection_budget, bool)
+            or not isinstance(self.injection_budget, int)
+            or self.injection_budget < 0
+        ):
+            raise DefinitionError(
+                f"injection_budget must be a non-negative integer, got {self.injection_budget!r}",
+                loc=("injection_budget",),
+            )
+        if (
+            isinstance(self.event_budget, bool)
+            or not isinstance(self.event_budget, int | float)
+            or not self.event_budget > 0
+        ):
+            raise DefinitionError(
+                f"event_budget must be positive seconds, got {self.event_budget!r}",
+                loc=("event_budget",),
+            )
 
     def arg_of(self, tool: str) -> tuple[str, str] | None:
         """The primary argument of ``tool`` and its kind (``path`` or ``text``)."""
@@ -216,3 +268,28 @@ class AgentDefinition:
         from ._config import definition_from_data
 
         return definition_from_data(data, source=source)
+
+
+_TOOL_KEYS = frozenset(f.name for f in fields(ToolSpec))
+#: what a matcher mapping may say (``base_dir`` comes from the definition's file)
+_MATCHER_KEYS = frozenset(f.name for f in fields(HookMatcher) if f.name != "base_dir")
+
+
+def _mapping(value: Any, key: str, expected: str) -> list[tuple[Any, Any]]:
+    if value is None:
+        return []
+    if not isinstance(value, dict):
+        raise DefinitionError(
+            f"{key} must be a mapping, got {type(value).__name__}", loc=(key,), expected=expected
+        )
+    return list(value.items())
+
+
+def _known_keys(data: dict[Any, Any], known: frozenset[str], loc: tuple[str | int, ...]) -> None:
+    unknown = sorted((k for k in data if k not in known), key=str)
+    if unknown:
+        raise DefinitionError(
+            f"unknown key {unknown[0]!r}",
+            loc=(*loc, str(unknown[0])),
+            expected="one of " + ", ".join(sorted(known)),
+        )

@@ -238,7 +238,7 @@ class Decision:
                 spec["permissionDecision"] = self.decision
                 if self.reason:
                     spec["permissionDecisionReason"] = self.reason
-            if self.updated_input is not None:
+            if self.updated_input is not None and not self.denied:
                 spec["updatedInput"] = self.updated_input
         elif self.blocked:
             out["decision"] = "block"
