@@ -137,11 +137,11 @@ class Merge:
         self.budget = budget
 
     def skip(self, b: Binding) -> None:
-        self.d.runs.append(HookRun(b.hook.name, b.label, b.priority, "skipped", 0.0))
+        self.d._raw.append((b, "skipped", 0.0, None, 0))
 
     def fail(self, b: Binding, kind: str, message: str, seconds: float) -> None:
         d = self.d
-        d.runs.append(HookRun(b.hook.name, b.label, b.priority, kind, seconds * 1000, message))
+        d._raw.append((b, kind, seconds, message, 0))
         if b.on_failure != "block":
             d.notes.append(f"{b.hook.name} failed ({kind}: {message}); continuing (on_failure)")
             return
@@ -155,7 +155,7 @@ class Merge:
 
     def apply(self, b: Binding, r: Any, seconds: float) -> None:
         if r is None:
-            self.d.runs.append(HookRun(b.hook.name, b.label, b.priority, "noop", seconds * 1000))
+            self.d._raw.append((b, "noop", seconds, None, 0))
             return
         if not isinstance(r, HookResult):
             if isinstance(r, dict):
@@ -229,9 +229,7 @@ class Merge:
             outcome = "inject" if outcome == "noop" else outcome
         if r.system_message:
             d.system_messages.append(r.system_message)
-        d.runs.append(
-            HookRun(b.hook.name, b.label, b.priority, outcome, seconds * 1000, None, injected)
-        )
+        d._raw.append((b, outcome, seconds, None, injected))
 
     def _inject(self, b: Binding, text: str) -> int:
         d = self.d
@@ -264,7 +262,7 @@ class Merge:
                         f"stop let through after {STOP_BLOCK_CAP} consecutive blocks "
                         f"(last reason: {d.reason})"
                     )
-                    d.runs.append(HookRun("stop-block-cap", "*", 0, "allow", 0.0))
+                    d._raw.append(HookRun("stop-block-cap", "*", 0, "allow", 0.0))
                     blocks[key] = 0
                 else:
                     blocks[key] = n

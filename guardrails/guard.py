@@ -591,43 +591,64 @@ class Guard:
         )
 
     def _emit_sync(self, event: Event, session: Session) -> Decision:
-        halted = self._halted(event, session)
-        if halted is not None:
-            return halted
-        chain, needs_async = self._chain(event, session)
+        if session.halted is not None:
+            halted = self._halted(event, session)
+            if halted is not None:
+                return halted
+        name = event.event_name
+        field_ = event.subject_field
+        agent = self.definition.name
+        subject = agent if field_ is None else (getattr(event, field_) or "")
+        key = (name, subject, event.agent_type or agent, session.tenant)
+        hit = self._index._cache.get(key)
+        if hit is None:
+            hit = self._index.lookup(*key)
+        chain, needs_async = hit
         if needs_async:
             decision: Decision = _run_coroutine(self._emit(event, session))
             return decision
-        if event.event_name == "UserPromptSubmit":
+        if name == "UserPromptSubmit":
             session.turn_chars = 0
         merge = Merge(event, session, self.definition.injection_budget)
         if chain:
-            budget = self.definition.event_budget
-            start = _perf()
-            for b, pred in chain:
-                ev = merge.event
+            # the hot loop: one timing call per hook, raw tuples for no-opinion hooks
+            record = merge.d._raw.append
+            ctxs = session._ctx
+            perf = _perf
+            ev = event
+            t0 = perf()
+            deadline = t0 + self.definition.event_budget
+            for i, (b, pred) in enumerate(chain):
                 if pred is not None and not pred(ev.tool_input, ev.cwd):  # type: ignore[attr-defined]
                     continue
-                if merge.stopped:
-                    merge.skip(b)
-                    continue
-                t0 = _perf()
-                if t0 - start > budget:
-                    merge.fail(b, "timeout", f"the event budget of {budget:g}s is spent", 0.0)
+                if t0 > deadline:
+                    merge.fail(b, "timeout", "the event budget is spent", 0.0)
                     continue
                 try:
-                    r = b.fn(ev, session.ctx(b))
+                    r = b.fn(ev, ctxs[b.index] or session.ctx(b))
                 except HookFailure as exc:
-                    merge.fail(b, exc.kind, str(exc), _perf() - t0)
-                    continue
+                    t1 = perf()
+                    merge.fail(b, exc.kind, str(exc), t1 - t0)
                 except Exception as exc:
-                    merge.fail(b, "error", _describe(exc), _perf() - t0)
-                    continue
-                dt = _perf() - t0
-                if dt > b.timeout:
-                    merge.fail(b, "timeout", f"took {dt:.3f}s, over its {b.timeout:g}s timeout", dt)
+                    t1 = perf()
+                    merge.fail(b, "error", _describe(exc), t1 - t0)
                 else:
-                    merge.apply(b, r, dt)
+                    t1 = perf()
+                    dt = t1 - t0
+                    if dt > b.timeout:
+                        msg = f"took {dt:.3f}s, over its {b.timeout:g}s timeout"
+                        merge.fail(b, "timeout", msg, dt)
+                    elif r is None:
+                        record((b, "noop", dt, None, 0))
+                    else:
+                        merge.apply(b, r, dt)
+                        ev = merge.event
+                t0 = t1
+                if merge.stopped:
+                    for b, pred in chain[i + 1 :]:
+                        if pred is None or pred(ev.tool_input, ev.cwd):  # type: ignore[attr-defined]
+                            merge.skip(b)
+                    break
         decision = merge.finish()
         if decision.decision == "ask" and self.approver is not None:
             self._approve_sync(decision, session)
@@ -707,7 +728,7 @@ class Guard:
         if answer == "allow_always":
             session.allow_always.add(key)
         outcome = "deny" if answer == "deny" else "allow"
-        d.runs.append(HookRun("approver", "ask", 0, outcome, t * 1000, error))
+        d._raw.append(HookRun("approver", "ask", 0, outcome, t * 1000, error))
         if outcome == "allow":
             d.decision = "allow"
         else:
@@ -724,7 +745,7 @@ class Guard:
         req, key = self._approval(d, session)
         if key in session.allow_always:
             d.decision = "allow"
-            d.runs.append(HookRun("approver", "ask", 0, "allow", 0.0, None))
+            d._raw.append(HookRun("approver", "ask", 0, "allow", 0.0, None))
             d.notes.append("allowed by an earlier allow_always")
             return None, key
         return req, key

@@ -199,8 +199,21 @@ class Decision:
     system_messages: list[str] = field(default_factory=list)
     blocked: bool = False
     halted: bool = False
-    runs: list[HookRun] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: hook outcomes; the dispatcher appends cheap raw tuples, ``runs`` types them
+    _raw: list[Any] = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def runs(self) -> list[HookRun]:
+        """Each hook's outcome, in the order they ran (what the ledger records)."""
+        raw = self._raw
+        for i, r in enumerate(raw):
+            if type(r) is tuple:
+                b, outcome, seconds, error, injected = r
+                raw[i] = HookRun(
+                    b.hook.name, b.label, b.priority, outcome, seconds * 1000, error, injected
+                )
+        return raw
 
     @property
     def event_name(self) -> str:
