@@ -22,6 +22,7 @@ __all__ = [
     "EventError",
     "Guard",
     "GuardrailsError",
+    "Hook",
     "HookContext",
     "HookFailure",
     "HookMatcher",
@@ -80,10 +81,11 @@ _WHERE = {
     "always_allow": "approvers",
     "always_deny": "approvers",
     "claude_hook": "_hooks",
+    "Hook": "_hooks",
 }
 
 if TYPE_CHECKING:
-    from ._hooks import claude_hook
+    from ._hooks import Hook, claude_hook
     from .approvers import (
         ApprovalRequest,
         CallbackApprover,

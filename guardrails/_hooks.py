@@ -12,7 +12,6 @@ import importlib.machinery
 import json
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -155,6 +154,8 @@ class CommandHook:
         if event.cwd:
             env.setdefault("CLAUDE_PROJECT_DIR", event.cwd)
         cwd = self.base_dir if self.base_dir and os.path.isdir(self.base_dir) else None
+        import subprocess  # lazy: ~4 ms that a hook process pays only when it runs one
+
         try:
             proc = subprocess.run(
                 self.command,

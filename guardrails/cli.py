@@ -8,6 +8,7 @@ traceback.
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import click
@@ -24,6 +25,9 @@ class _Group(click.Group):
         except GuardrailsError as exc:
             click.echo(f"error: {exc}", err=True)
             ctx.exit(1)
+        except BrokenPipeError:  # `hookrails check ... | head`: the reader left; not an error
+            sys.stderr.close()
+            ctx.exit(0)
         except (OSError, ValueError) as exc:
             click.echo(f"error: {exc}", err=True)
             ctx.exit(1)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields
-from pathlib import Path
 from typing import Any, Literal
 
 from ._hooks import Hook, resolve_hook
@@ -258,6 +257,8 @@ class AgentDefinition:
 
         Errors name the file, the line (YAML and JSON) and the path inside it.
         """
+        from pathlib import Path
+
         from ._config import load_definition
 
         return load_definition(Path(path))

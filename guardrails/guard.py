@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
@@ -307,8 +306,17 @@ class Session:
         self.sync.session_end("other")
 
 
+def _new_id() -> str:
+    """A random UUID4 string, without importing ``uuid`` (it imports ``platform``)."""
+    b = bytearray(os.urandom(16))
+    b[6] = (b[6] & 0x0F) | 0x40
+    b[8] = (b[8] & 0x3F) | 0x80
+    h = b.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
 def _tool_use_id() -> str:
-    return "toolu_" + uuid.uuid4().hex[:24]
+    return "toolu_" + os.urandom(12).hex()
 
 
 def _describe(exc: BaseException) -> str:
@@ -459,7 +467,7 @@ class Guard:
         tenant: str | None = None,
     ) -> Session:
         """The session with this id (created on first use); a new id if ``None``."""
-        sid = session_id or str(uuid.uuid4())
+        sid = session_id or _new_id()
         s = self._sessions.get(sid)
         if s is None:
             s = self._sessions[sid] = Session(self, sid, cwd=cwd, tenant=tenant or self.tenant)
