@@ -12,6 +12,7 @@ Guard caches that per (event, subject) so the hot path is one dict lookup.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections.abc import Callable
@@ -38,58 +39,66 @@ BUILTIN_PRIMARY_ARGS: Final[dict[str, tuple[str, str]]] = {
 }
 PATH_ARG_NAMES: Final = frozenset({"file_path", "path", "notebook_path", "filename", "file"})
 
-_OPEN = {"(": ")", "[": "]", "{": "}"}
-_CLOSE = {v: k for k, v in _OPEN.items()}
+_CLOSE: Final = {")": "(", "}": "{"}
+_ESCAPE: Final = "balanced (), {} and [], or a backslash before a literal one"
 
 
-def _check_balanced(text: str) -> None:
+def _scan(text: str) -> list[tuple[int, str, int]]:
+    """The structural characters of ``text``: ``( ) { } |`` with their nesting depth.
+
+    Escaped characters (``\\x``) and the inside of a ``[...]`` class are literal,
+    as in the glob itself (``]`` right after ``[`` or ``[!`` belongs to the
+    class). Raises ``DefinitionError`` on unbalanced ``()``/``{}`` or an
+    unclosed ``[``.
+    """
+    found: list[tuple[int, str, int]] = []
     stack: list[str] = []
-    escaped = False
-    for ch in text:
-        if escaped:
-            escaped = False
-            continue
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
         if ch == "\\":
-            escaped = True
-        elif stack and stack[-1] == "[":
-            if ch == "]":
-                stack.pop()
-        elif ch in _OPEN:
+            i += 2
+            continue
+        if ch == "[":
+            j = i + 1
+            if j < n and text[j] in "!^":
+                j += 1
+            if j < n and text[j] == "]":
+                j += 1
+            while j < n and text[j] != "]":
+                j += 2 if text[j] == "\\" else 1
+            if j >= n:
+                raise DefinitionError(f"unclosed '[' in pattern {text!r}", expected=_ESCAPE)
+            i = j + 1
+            continue
+        if ch in "({":
+            found.append((i, ch, len(stack)))
             stack.append(ch)
         elif ch in _CLOSE:
             if not stack or stack[-1] != _CLOSE[ch]:
-                raise DefinitionError(f"unbalanced {ch!r} in pattern {text!r}")
+                raise DefinitionError(f"unbalanced {ch!r} in pattern {text!r}", expected=_ESCAPE)
             stack.pop()
+            found.append((i, ch, len(stack)))
+        elif ch == "|":
+            found.append((i, ch, len(stack)))
+        i += 1
     if stack:
-        raise DefinitionError(f"unclosed {stack[-1]!r} in pattern {text!r}")
+        raise DefinitionError(f"unclosed {stack[-1]!r} in pattern {text!r}", expected=_ESCAPE)
+    return found
 
 
 def split_alternatives(text: str) -> list[str]:
-    """Split on ``|`` at depth 0: ``Read|Bash(curl * | sh)`` -> two alternatives."""
+    """Split on ``|`` at depth 0: ``Read|Bash(curl * | sh)`` -> two alternatives.
+
+    ``|`` inside ``(...)``, ``{...}``, ``[...]`` or escaped (``\\|``) does not split.
+    """
     parts: list[str] = []
-    depth = 0
-    current: list[str] = []
-    escaped = False
-    for ch in text:
-        if escaped:
-            current.append(ch)
-            escaped = False
-            continue
-        if ch == "\\":
-            escaped = True
-            current.append(ch)
-        elif ch in _OPEN:
-            depth += 1
-            current.append(ch)
-        elif ch in _CLOSE:
-            depth -= 1
-            current.append(ch)
-        elif ch == "|" and depth == 0:
-            parts.append("".join(current))
-            current = []
-        else:
-            current.append(ch)
-    parts.append("".join(current))
+    last = 0
+    for i, ch, depth in _scan(text):
+        if ch == "|" and depth == 0:
+            parts.append(text[last:i])
+            last = i + 1
+    parts.append(text[last:])
     return parts
 
 
@@ -97,31 +106,49 @@ def compile_glob(glob: str, *, path: bool = False) -> re.Pattern[str]:
     """Compile a whole-string, case-sensitive glob with wcmatch.
 
     Name and text globs (fnmatch): ``*`` crosses ``/`` and matches a leading
-    ``.``. Path globs: ``**`` crosses ``/``, ``*`` does not; dotfiles match.
+    ``.``; the empty string matches when the glob allows it (``*``, ``{a,}``),
+    which wcmatch, made for file names, never does on its own. Path globs:
+    ``**`` crosses ``/``, ``*`` does not; dotfiles match. Raises
+    ``DefinitionError`` for a glob wcmatch refuses (over 1000 brace expansions).
     """
+    try:
+        return re.compile("|".join(_translate(glob, path)))
+    except Exception as exc:  # wcmatch's PatternLimitException, re.error
+        raise DefinitionError(
+            f"invalid glob {glob!r}: {exc}", expected="a glob with at most 1000 brace expansions"
+        ) from None
+
+
+def _translate(glob: str, path: bool) -> list[str]:
     if path:
         from wcmatch import glob as wglob
 
         flags = wglob.GLOBSTAR | wglob.BRACE | wglob.DOTGLOB | wglob.CASE | wglob.FORCEUNIX
-        include, exclude = wglob.translate(glob, flags=flags)
-    else:
-        from wcmatch import fnmatch as wfn
+        include: list[str] = wglob.translate(glob, flags=flags)[0]
+        return include
+    from wcmatch import fnmatch as wfn
 
-        flags = wfn.BRACE | wfn.DOTMATCH | wfn.CASE | wfn.FORCEUNIX
-        include, exclude = wfn.translate(glob, flags=flags)
-    if exclude:  # pragma: no cover - NEGATE is never passed
-        raise DefinitionError(f"unexpected exclusion in glob {glob!r}")
-    return re.compile("|".join(include))
+    flags = wfn.BRACE | wfn.DOTMATCH | wfn.CASE | wfn.FORCEUNIX
+    include = wfn.translate(glob, flags=flags)[0]
+    # the glob matches "" iff glob + NUL matches NUL
+    if ("*" in glob or "{" in glob) and re.fullmatch(
+        "|".join(wfn.translate(glob + "\0", flags=flags)[0]), "\0"
+    ):
+        include = [*include, "^$"]
+    return include
 
 
 class ArgRule:
     """The ``(glob)`` part of ``Tool(glob)``, compiled for text and for path arguments.
 
-    A relative path glob is anchored at the event's ``cwd``; its compiled form is
-    cached per cwd (a session has one), so ``..`` in the glob resolves too.
+    Everything is compiled here, once. An absolute path glob is one regex; a
+    relative one is split into how many directories it climbs above the
+    event's ``cwd`` (leading ``..``) and a relative regex for the rest, tested
+    against the part of the path below that anchor, so a new ``cwd`` costs no
+    compilation. A trailing ``/`` means everything below the directory.
     """
 
-    __slots__ = ("_by_cwd", "_glob", "_path_re", "_text_re", "source")
+    __slots__ = ("_abs_re", "_rel_re", "_text_re", "_ups", "source")
 
     def __init__(self, source: str) -> None:
         self.source = source
@@ -131,57 +158,84 @@ class ArgRule:
             text_globs = [prefix, prefix + " *"]
         self._text_re = re.compile("|".join(compile_glob(g).pattern for g in text_globs))
         glob = posixpath.expanduser(source) if source.startswith("~") else source
+        if glob.endswith("/"):
+            glob += "**"
+        self._abs_re: re.Pattern[str] | None = None
+        self._rel_re: re.Pattern[str] | None = None
+        self._ups = 0
+        segments = _normalize_glob(glob)
         if glob.startswith("/"):
-            glob = "/" + glob.lstrip("/")
-        self._glob = glob
-        self._by_cwd: dict[str, re.Pattern[str]] = {}
-        # compiled now so a bad path glob fails at load time, not at the first call
-        self._path_re = compile_glob(
-            _normalize_glob(glob if glob.startswith("/") else "/" + glob), path=True
-        )
+            self._abs_re = compile_glob("/" + "/".join(segments), path=True)
+            return
+        while segments and segments[0] == "..":
+            segments.pop(0)
+            self._ups += 1
+        if segments:
+            self._rel_re = compile_glob("/".join(segments), path=True)
 
-    def _path_regex(self, cwd: str) -> re.Pattern[str]:
-        if self._glob.startswith("/"):
-            return self._path_re
-        rx = self._by_cwd.get(cwd)
-        if rx is None:
-            from wcmatch import glob as wglob
-
-            base = normalize_path(cwd or "/", "/").rstrip("/")
-            anchored = _normalize_glob(wglob.escape(base) + "/" + self._glob)
-            rx = self._by_cwd[cwd] = compile_glob(anchored, path=True)
-        return rx
+    def _matches_path(self, value: str, cwd: str) -> bool:
+        path = normalize_path(value, cwd)
+        if self._abs_re is not None:
+            return self._abs_re.fullmatch(path) is not None
+        anchor = _directory(cwd, self._ups)
+        if self._rel_re is None:  # "Write(.)", "Write(..)": the directory itself
+            return path == anchor
+        prefix = anchor if anchor == "/" else anchor + "/"
+        return path.startswith(prefix) and self._rel_re.fullmatch(path[len(prefix) :]) is not None
 
     def matches(self, value: Any, kind: str, cwd: str) -> bool:
         if not isinstance(value, str):
             return False
         if kind != "path":
             return self._text_re.fullmatch(value) is not None
-        return self._path_regex(cwd).fullmatch(normalize_path(value, cwd)) is not None
+        return self._matches_path(value, cwd)
 
 
-def normalize_path(value: str, cwd: str) -> str:
-    """Absolute, ``..``-resolved POSIX path (lexical: no filesystem access)."""
+def _absolute(value: str, base: str) -> str:
     value = value.replace("\\", "/")
     if value.startswith("~"):
         value = posixpath.expanduser(value)
     if not value.startswith("/"):
-        value = posixpath.join(cwd.replace("\\", "/") or "/", value)
-    return posixpath.normpath(value).replace("//", "/")
+        value = base + "/" + value
+    value = posixpath.normpath(value)
+    # normpath keeps a leading "//" (POSIX leaves it implementation-defined)
+    return value[1:] if value.startswith("//") else value
 
 
-def _normalize_glob(glob: str) -> str:
-    """Resolve ``.``/``..`` segments in a glob without touching wildcards."""
+@functools.lru_cache(maxsize=256)
+def _directory(cwd: str, ups: int = 0) -> str:
+    """``cwd`` made absolute and normalised (a relative one hangs off ``/``), ``ups`` levels up."""
+    path = _absolute(cwd, "/")
+    for _ in range(ups):
+        path = posixpath.dirname(path)
+    return path
+
+
+def normalize_path(value: str, cwd: str) -> str:
+    """Absolute, ``..``-resolved POSIX path (lexical: no filesystem access)."""
+    return _absolute(value, _directory(cwd))
+
+
+def _normalize_glob(glob: str) -> list[str]:
+    """The segments of ``glob`` with ``.``, empty and ``..`` segments resolved.
+
+    Lexical, like ``posixpath.normpath``: ``..`` removes the segment before it
+    (wildcard or not). A leading ``..`` of a relative glob is kept (it climbs
+    above ``cwd``); one that would climb above ``/`` is dropped, as the
+    filesystem does.
+    """
+    absolute = glob.startswith("/")
     parts: list[str] = []
     for seg in glob.split("/"):
-        if seg == "..":
-            if parts and parts[-1] not in ("", ".."):
-                parts.pop()
-            else:
-                parts.append(seg)
-        elif seg != "." or not parts:
+        if seg in ("", "."):
+            continue
+        if seg != "..":
             parts.append(seg)
-    return "/".join(parts)
+        elif parts and parts[-1] != "..":
+            parts.pop()
+        elif not absolute:
+            parts.append(seg)
+    return parts
 
 
 #: ``(primary_arg, kind)`` for a tool name, or ``None`` if it has none
@@ -206,14 +260,36 @@ class ArgPredicate:
 
 
 class _Alternative:
-    __slots__ = ("arg", "name_re")
+    __slots__ = ("arg", "name", "name_re")
 
-    def __init__(self, name_re: re.Pattern[str] | None, arg: ArgRule | None) -> None:
+    def __init__(self, name: str, name_re: re.Pattern[str] | None, arg: ArgRule | None) -> None:
+        self.name = name
         self.name_re = name_re
         self.arg = arg
 
 
-_ARG_RULE = re.compile(r"^([^()]*)\((.*)\)$", re.S)
+def _parse_alternative(alt: str, source: str) -> _Alternative:
+    """``Name`` or ``Name(glob)``; ``source`` is the whole pattern, for messages."""
+    if alt.startswith("!"):
+        raise DefinitionError(
+            f"'!' inside {source!r}: it negates the whole pattern, so it may only lead it",
+            expected="'!A|B' (neither A nor B)",
+        )
+    parens = [(i, ch) for i, ch, depth in _scan(alt) if depth == 0 and ch in "()"]
+    if not parens:
+        return _Alternative(alt, None if alt == "*" else compile_glob(alt), None)
+    # balanced, so depth-0 parens alternate "(" ")"
+    (open_at, _), (close_at, _) = parens[0], parens[1]
+    if len(parens) > 2 or close_at != len(alt) - 1:
+        raise DefinitionError(
+            f"misplaced parenthesis in {alt!r}", expected="Tool(glob) or a name glob"
+        )
+    name, arg = alt[:open_at].strip(), alt[open_at + 1 : close_at]
+    if not name:
+        raise DefinitionError(f"argument rule {alt!r} has no tool name", expected="Tool(glob)")
+    if not arg.strip():
+        raise DefinitionError(f"argument rule {alt!r} has an empty glob", expected="Tool(glob)")
+    return _Alternative(name, None if name == "*" else compile_glob(name), ArgRule(arg))
 
 
 class Pattern:
@@ -248,32 +324,13 @@ class Pattern:
             raise DefinitionError(
                 f"empty pattern {source!r}", expected="a tool-name glob after '!'"
             )
-        _check_balanced(body)
         for alt in split_alternatives(body):
             alt = alt.strip()
             if not alt:
                 raise DefinitionError(
                     f"empty alternative in {source!r}", expected="names between '|'"
                 )
-            m = _ARG_RULE.match(alt)
-            if m:
-                name, arg = m.group(1).strip(), m.group(2)
-                if not name:
-                    raise DefinitionError(
-                        f"argument rule {alt!r} has no tool name", expected="Tool(glob)"
-                    )
-                if not arg.strip():
-                    raise DefinitionError(
-                        f"argument rule {alt!r} has an empty glob", expected="Tool(glob)"
-                    )
-                name_re = None if name == "*" else compile_glob(name)
-                self._alts.append(_Alternative(name_re, ArgRule(arg)))
-            elif "(" in alt or ")" in alt:
-                raise DefinitionError(
-                    f"misplaced parenthesis in {alt!r}", expected="Tool(glob) or a name glob"
-                )
-            else:
-                self._alts.append(_Alternative(compile_glob(alt), None))
+            self._alts.append(_parse_alternative(alt, source))
 
     def __repr__(self) -> str:
         return f"Pattern({self.source!r})"
@@ -281,7 +338,7 @@ class Pattern:
     @property
     def names(self) -> list[str]:
         """Tool-name globs of the alternatives (for ``check``'s unmatched warning)."""
-        return [a.name_re.pattern if a.name_re else "*" for a in self._alts]
+        return [a.name for a in self._alts]
 
     @property
     def has_arg_rules(self) -> bool:
