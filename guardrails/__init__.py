@@ -29,6 +29,9 @@ __all__ = [
     "HookResult",
     "HookRun",
     "Injection",
+    "Ledger",
+    "LedgerError",
+    "LedgerReader",
     "PostToolUse",
     "PostToolUseFailure",
     "PreToolUse",
@@ -75,6 +78,9 @@ _WHERE = {
     "EventError": "errors",
     "HookFailure": "errors",
     "ToolDenied": "errors",
+    "LedgerError": "errors",
+    "Ledger": "ledger",
+    "LedgerReader": "ledger",
     "ApprovalRequest": "approvers",
     "CallbackApprover": "approvers",
     "TerminalApprover": "approvers",
@@ -94,7 +100,14 @@ if TYPE_CHECKING:
         always_deny,
     )
     from .definition import AgentDefinition, HookMatcher, ToolSpec
-    from .errors import DefinitionError, EventError, GuardrailsError, HookFailure, ToolDenied
+    from .errors import (
+        DefinitionError,
+        EventError,
+        GuardrailsError,
+        HookFailure,
+        LedgerError,
+        ToolDenied,
+    )
     from .events import (
         AgentStop,
         Event,
@@ -108,6 +121,7 @@ if TYPE_CHECKING:
         UserPromptSubmit,
     )
     from .guard import Guard, HookContext, Session, ToolRun
+    from .ledger import Ledger, LedgerReader
     from .results import Decision, HookResult, HookRun, Injection
 
 

@@ -25,6 +25,7 @@ __all__ = ["INJECTION_CAP", "STOP_BLOCK_CAP", "Binding", "ChainIndex", "Merge"]
 INJECTION_CAP: Final = 10_000
 STOP_BLOCK_CAP: Final = 8
 _STOP_EVENTS: Final = frozenset({"AgentStop", "SubagentStop"})
+_FAILURE_KINDS: Final = frozenset({"error", "timeout", "invalid", "refused"})
 #: events where a block (or a deny) ends the chain: later hooks cannot undo it
 _BLOCK_ENDS_CHAIN: Final = frozenset({"UserPromptSubmit", "AgentStop", "SubagentStop"})
 
@@ -141,6 +142,8 @@ class Merge:
 
     def fail(self, b: Binding, kind: str, message: str, seconds: float) -> None:
         d = self.d
+        if kind not in _FAILURE_KINDS:  # a hook's own HookFailure kind: record it as an error
+            message, kind = f"{kind}: {message}", "error"
         d._raw.append((b, kind, seconds, message, 0))
         if b.on_failure != "block":
             d.notes.append(f"{b.hook.name} failed ({kind}: {message}); continuing (on_failure)")
@@ -250,7 +253,6 @@ class Merge:
 
     def finish(self) -> Decision:
         d = self.d
-        d.event = self.event
         if self.name in _STOP_EVENTS:
             key = getattr(self.event, "agent_id", None) or ""
             blocks = self.session.stop_blocks

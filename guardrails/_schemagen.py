@@ -70,6 +70,11 @@ def main() -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(dump(schema), encoding="utf-8")
         print(f"wrote {path.relative_to(root.parent)}")
+    from .ledger import schema_sql
+
+    path = data_path("ledger") / "schema.sql"
+    path.write_text(schema_sql(), encoding="utf-8")
+    print(f"wrote {path.relative_to(root.parent)}")
 
 
 if __name__ == "__main__":

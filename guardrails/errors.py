@@ -11,6 +11,7 @@ __all__ = [
     "EventError",
     "GuardrailsError",
     "HookFailure",
+    "LedgerError",
     "ToolDenied",
     "format_loc",
 ]
@@ -120,3 +121,16 @@ class ToolDenied(GuardrailsError):
         self.reason = reason
         self.decision = decision
         super().__init__(f"{tool_name}: denied: {reason}")
+
+
+class LedgerError(GuardrailsError):
+    """The ledger cannot be opened or queried as asked.
+
+    ``path`` is the database file; ``kind`` is one of ``newer_schema``,
+    ``missing``, ``corrupt``, ``read_only``, ``full``, ``locked``, ``query``.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None, kind: str = "error") -> None:
+        self.path = path
+        self.kind = kind
+        super().__init__(f"{path}: {message}" if path else message)

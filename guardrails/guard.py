@@ -18,6 +18,7 @@ from ._dispatch import ChainIndex, Merge
 from .definition import AgentDefinition
 from .errors import HookFailure, ToolDenied
 from .events import (
+    TOOL_EVENTS,
     AgentStop,
     Event,
     PostToolUse,
@@ -34,6 +35,7 @@ from .results import UNSET, Decision, HookRun
 if TYPE_CHECKING:
     from ._dispatch import Binding, Chain
     from .approvers import ApprovalRequest
+    from .ledger import Ledger, LedgerReader
 
 __all__ = ["Guard", "HookContext", "Session", "ToolRun"]
 
@@ -68,7 +70,8 @@ class HookContext:
         self.config = binding.hook.config
         self.state = session.state
         self.clock = session.guard.clock
-        self.ledger: Any = None
+        ledger = session.guard.ledger
+        self.ledger: LedgerReader | None = None if ledger is None else ledger.reader
         self.hook_name = binding.hook.name
         self.timeout = binding.timeout
 
@@ -241,7 +244,7 @@ class Session:
             tool_use_id=tool_use_id or _tool_use_id(),
             **fields,
         )
-        pre = await self.emit(pre_event)
+        pre = await self.guard._emit(self._fill(pre_event), self, owner=True)
         denied = _denial(pre)
         if denied is not None:
             return denied
@@ -273,7 +276,7 @@ class Session:
             tool_use_id=tool_use_id or _tool_use_id(),
             **fields,
         )
-        pre = self.emit_sync(pre_event)
+        pre = self.guard._emit_sync(self._fill(pre_event), self, owner=True)
         denied = _denial(pre)
         if denied is not None:
             return denied
@@ -315,6 +318,16 @@ def _new_id() -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
+def _pid(owner: bool) -> int | None:
+    """The pid stored on a pending row: only when this process runs the tool."""
+    return os.getpid() if owner else None
+
+
+def _ensure_tool_use_id(event: Event) -> None:
+    if event.event_name in TOOL_EVENTS and not getattr(event, "tool_use_id", None):
+        event.tool_use_id = _tool_use_id()  # type: ignore[attr-defined]
+
+
 def _tool_use_id() -> str:
     return "toolu_" + os.urandom(12).hex()
 
@@ -330,9 +343,6 @@ def _is_awaitable(value: Any) -> bool:
 def _denial(pre: Decision) -> ToolRun | None:
     if pre.decision == "allow" and not pre.halted:
         return None
-    if pre.decision == "ask":
-        pre.decision = "deny"
-        pre.reason = f"needs approval and no approver is configured: {pre.reason}"
     return ToolRun(pre.event.tool_name, "denied", pre, tool_input=pre.event.tool_input)
 
 
@@ -430,6 +440,9 @@ class Guard:
     ``definition`` may be a path to a YAML/TOML/JSON file. ``approver`` answers
     ``ask`` decisions (none: ``ask`` is returned to the host, and ``run_tool``
     treats it as a denial). ``approval_timeout`` seconds without an answer deny.
+    ``ledger``: a :class:`~guardrails.Ledger`, a path, ``True`` for the default
+    location, or ``None`` to record only when the definition's ``ledger:`` key
+    or ``$HOOKRAILS_LEDGER`` names a file.
     """
 
     def __init__(
@@ -441,10 +454,12 @@ class Guard:
         clock: Callable[[], float] = time.time,
         tenant: str | None = None,
         cwd: str | None = None,
+        ledger: Ledger | str | os.PathLike[str] | bool | None = None,
     ) -> None:
         if not isinstance(definition, AgentDefinition):
             definition = AgentDefinition.from_file(definition)
         self.definition = definition
+        self.ledger = _open_ledger(ledger, definition)
         self.approver = approver
         self.approval_timeout = approval_timeout
         self.clock = clock
@@ -598,11 +613,13 @@ class Guard:
             halted=True,
         )
 
-    def _emit_sync(self, event: Event, session: Session) -> Decision:
+    def _emit_sync(self, event: Event, session: Session, owner: bool = False) -> Decision:
+        if self.ledger is not None:
+            _ensure_tool_use_id(event)
         if session.halted is not None:
             halted = self._halted(event, session)
             if halted is not None:
-                return halted
+                return self._recorded(halted, session, owner)
         name = event.event_name
         field_ = event.subject_field
         agent = self.definition.name
@@ -613,7 +630,7 @@ class Guard:
             hit = self._index.lookup(*key)
         chain, needs_async = hit
         if needs_async:
-            decision: Decision = _run_coroutine(self._emit(event, session))
+            decision: Decision = _run_coroutine(self._emit(event, session, owner))
             return decision
         if name == "UserPromptSubmit":
             session.turn_chars = 0
@@ -660,14 +677,16 @@ class Guard:
         decision = merge.finish()
         if decision.decision == "ask" and self.approver is not None:
             self._approve_sync(decision, session)
-        return decision
+        return self._recorded(decision, session, owner)
 
-    async def _emit(self, event: Event, session: Session) -> Decision:
+    async def _emit(self, event: Event, session: Session, owner: bool = False) -> Decision:
         import asyncio
 
+        if self.ledger is not None:
+            _ensure_tool_use_id(event)
         halted = self._halted(event, session)
         if halted is not None:
-            return halted
+            return self._recorded(halted, session, owner)
         chain, _ = self._chain(event, session)
         if event.event_name == "UserPromptSubmit":
             session.turn_chars = 0
@@ -706,6 +725,14 @@ class Guard:
         decision = merge.finish()
         if decision.decision == "ask" and self.approver is not None:
             await self._approve(decision, session)
+        return self._recorded(decision, session, owner)
+
+    def _recorded(self, decision: Decision, session: Session, owner: bool) -> Decision:
+        if owner and decision.decision == "ask":  # run_tool has nobody else to ask
+            decision.decision = "deny"
+            decision.reason = f"needs approval and no approver is configured: {decision.reason}"
+        if self.ledger is not None:
+            self.ledger.record(decision, session, self.clock(), owner_pid=_pid(owner))
         return decision
 
     # --- approvals ------------------------------------------------------------------
@@ -794,6 +821,20 @@ class Guard:
         except Exception as exc:
             answer, error = "deny", _describe(exc)
         self._settle(d, session, key, answer, error, _perf() - t0)
+
+
+def _open_ledger(ledger: Any, definition: AgentDefinition) -> Ledger | None:
+    if ledger is None:
+        if not definition.ledger and not os.environ.get("HOOKRAILS_LEDGER"):
+            return None
+        ledger = True
+    if ledger is False:
+        return None
+    from .ledger import Ledger
+
+    if isinstance(ledger, Ledger):
+        return ledger
+    return Ledger(None if ledger is True else ledger, definition=definition)
 
 
 def _call_approver(approver: Any, req: Any) -> Any:

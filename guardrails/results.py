@@ -184,6 +184,9 @@ class HookRun(NamedTuple):
 class Decision:
     """The merged result of every hook bound to one event.
 
+    ``event`` is the event as it arrived; ``updated_input`` / ``updated_output``
+    carry what the hooks rewrote (``tool_input`` gives the input to run with).
+
     ``decision`` is ``allow``, ``deny`` or ``ask`` (PreToolUse); ``blocked`` and
     ``halted`` carry the stop/prompt semantics. ``explicit`` is false when no hook
     expressed a permission, so a host keeps its own permission flow.

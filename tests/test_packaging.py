@@ -106,7 +106,8 @@ def repo_files(folder: str) -> list[str]:
         "guardrails/_data/schemas/hooks/PreToolUse.input.json",
         "guardrails/_data/schemas/hooks/hook-output.json",
         "guardrails/_data/schemas/agent-definition.schema.json",
-        "guardrails/_data/ledger/README.md",
+        "guardrails/_data/ledger/migrations/0001_initial.sql",
+        "guardrails/_data/ledger/schema.sql",
     ],
 )
 def test_wheel_contains(names: set[str], name: str) -> None:

@@ -1,0 +1,523 @@
+"""Mask secrets in text and JSON-like values before they are stored or shown.
+
+The ledger runs tool inputs and outputs through :func:`redact` before writing
+them; the ``redact_secrets`` built-in reuses the same :class:`Redactor` to mask
+what the model sees. Stdlib only; importing compiles a handful of regexes. Every
+built-in kind is a named alternative of a single pattern, so ``redact_text`` is
+one ``re.sub`` pass (the context a match keeps, such as ``NAME=`` or
+``scheme://user:``, is searched again on its own), then one pass per user
+pattern. The leftmost match wins; at the same place, the earlier kind below.
+Text may be JSON: a secret after a ``\\n`` escape is found, and masking never
+crosses a JSON string's quotes, so JSON text stays valid JSON. Redacting twice
+gives the same text as redacting once (masks are never re-masked, nor read as
+part of a word, a name or a value).
+
+Built-in kinds:
+
+``private_key``
+    whole ``-----BEGIN ... PRIVATE KEY-----`` ... ``-----END ... PRIVATE KEY-----``
+    blocks (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP ``... KEY BLOCK``, plain),
+    real or ``\\n``-escaped newlines; a block cut off before its END line is
+    masked through its base64 body.
+``anthropic``
+    ``sk-ant-`` + 20 or more ``[A-Za-z0-9_-]``.
+``openai``
+    ``sk-`` (``sk-proj-``, ``sk-svcacct-``, ...) + 20 or more ``[A-Za-z0-9_-]``
+    holding at least one digit; never ``sk-ant-``. ``sk-learn`` stays.
+``aws_access_key``
+    ``AKIA``/``ASIA`` + 16 uppercase letters or digits, as a whole word.
+``aws_secret``
+    the 40 base64 characters after ``aws_secret_access_key`` and ``=`` or ``:``.
+``github``
+    ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_`` + 36 or more letters or digits,
+    and ``github_pat_`` + 22 or more ``[A-Za-z0-9_]``.
+``slack``
+    ``xox[abprs]-`` tokens, and the path of ``https://hooks.slack.com/services/``
+    (``workflows/``, ``triggers/``) webhook URLs.
+``bearer``
+    the credentials after ``Authorization: Bearer|Basic|Token`` (any length), and
+    after a bare ``Bearer`` when they are 8+ token characters holding a digit or
+    20+ of them (so the prose "Bearer authentication" stays).
+``url_password``
+    ``scheme://user:PASSWORD@host`` keeps ``scheme://user:`` and ``@host``.
+``env_key``
+    the value of ``NAME=value``, ``NAME = value``, ``NAME: value`` (a space after
+    the colon), ``"NAME": "value"``, ``'NAME' => 'value'``, with the name quoted
+    or not (``\\"``-escaped quotes too), where NAME is one identifier (no spaces:
+    ``password policy: 8 chars`` stays) ending in TOKEN, SECRET, PASSWORD, PASSWD
+    or PASSPHRASE (any case: ``authToken``, ``DB_PASSWORD``), PASS as a segment
+    (``DB_PASS``, not ``bypass``) or KEY after another segment (``API_KEY``,
+    ``api-key``, ``apiKey``, ``apikey``; not a bare ``key``, not ``monkey``),
+    optionally followed by digits (``API_KEY_2``). ``max_tokens``, ``tokenizer``,
+    ``KEY_ID`` do not qualify. Quotes around the value are kept; a quoted value
+    is masked whole (spaces included), an unquoted one up to whitespace or one
+    of ``"'`,;&(){}[]<>\\``. Not masked: ``$VAR`` references, the literals
+    ``None null nil true false True False undefined``, and a value followed by
+    ``(`` or ``[`` (``getpass()``, ``os.environ["X"]``: code, not a secret).
+
+Known limits. Missed: anything without a recognisable prefix or ``NAME=``
+context (a bare password, a JWT, Stripe/Google/npm/PyPI tokens: add them with
+``extra_patterns``); the rest of an unquoted value after a space; ``NAME value``
+without a separator (``--api-key abc``); a secret glued to a word
+(``xsk-ant-...``, ``AKIA...`` followed by a letter); a quoted value that already
+holds a mask (its other words stay). Over-masked: code and config such as
+``api_key=api_key`` or ``sort_key = lambda``, and ``Token: word`` lines whose
+NAME ends in one of the words above.
+
+:meth:`Redactor.redact` also masks, whole and with kind ``field``, non-empty
+string values of dict keys that name a secret (see :func:`is_secret_key`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Final
+
+from .errors import DefinitionError
+
+__all__ = [
+    "DEFAULT_MASK",
+    "DEFAULT_REDACTOR",
+    "KINDS",
+    "MAX_DEPTH",
+    "Redactor",
+    "is_secret_key",
+    "redact",
+]
+
+DEFAULT_MASK: Final = "[REDACTED:{kind}]"
+#: containers nested deeper than this are replaced by the ``depth`` mask
+MAX_DEPTH: Final = 64
+
+# The env_key NAME: an identifier taken whole (atomic, up to its last letter), then
+# fixed-width lookbehinds test how it ends: one check per identifier, not per character.
+_KEY_PREFIXES = (
+    "api", "private", "secret", "access", "auth", "client", "master", "signing",
+    "encryption", "license", "pass", "app",
+)  # fmt: skip
+_SECRET_NAME = (
+    r"(?>[A-Za-z0-9_.-]*[A-Za-z])(?:"
+    + "|".join(
+        [
+            *(
+                f"(?<=(?i:{word}))"
+                for word in ("token", "secret", "passwd", "password", "passphrase")
+            ),
+            r"(?<=(?i:pass))(?<![A-Za-z0-9](?i:pass))",  # DB_PASS, --pass; not bypass
+            r"(?<=[A-Za-z0-9][_.-](?i:key))",  # API_KEY, api-key, x.key; not a bare key
+            r"(?<=[a-z0-9]Key)",  # apiKey, secretKey
+            *(f"(?<=(?i:{prefix}key))" for prefix in _KEY_PREFIXES),  # apikey, PRIVATEKEY
+        ]
+    )
+    + r")(?:[_-]?[0-9]+)?"  # API_KEY_2, TOKEN2
+)
+#: characters that end an unquoted value
+_VALUE_STOP = r"""\s"'`,;&(){}\[\]<>\\"""
+_TOKEN_CHARS = r"A-Za-z0-9._~+/-"
+#: where a broad value class must not run over an existing mask (so a second pass
+#: finds nothing new); ``_compile`` puts the redactor's masks in
+_NOT_A_MASK = "(?!_MASKS_)"
+_MASK_ENDS = "_MASK_ENDS_"
+#: in a "not followed by" class: the first characters of the masks
+_MASK_STARTS = "_MASK_STARTS_"
+
+
+def _starts_word(word_chars: str, after: int = 0) -> str:
+    """A word starts ``after`` characters back: not preceded by one of ``word_chars``,
+    a backslash or the end of a mask (a second pass must not find a word start the
+    first did not), or just after a ``\\n``, ``\\t`` or ``\\r`` escape (in JSON text a
+    secret opening a line follows an ``n``). Placed after a literal prefix, so that
+    the combined pattern rejects most positions on their first character."""
+    skip = f".{{{after}}}" if after else ""
+    return rf"(?:(?<![\\{_MASK_ENDS}{word_chars}]{skip})|(?<=\\[nrt]{skip}))"
+
+
+#: (kind, pattern); a group named ``<kind>__s...`` marks the part to mask, else the
+#: whole match is masked. The patterns are joined into one alternation (VERBOSE).
+_BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
+    (
+        "private_key",
+        r"""
+        -----BEGIN[ ](?:[A-Z0-9]+[ ])*PRIVATE[ ]KEY(?:[ ]BLOCK)?-----
+        (?:
+            (?:(?!-----BEGIN[ ])[^"])*?                     # not past a BEGIN or a quote
+            -----END[ ](?:[A-Z0-9]+[ ])*PRIVATE[ ]KEY(?:[ ]BLOCK)?-----
+          | (?:[A-Za-z0-9+/=]|\r?\n|\\[rn]|(?:Proc-Type|DEK-Info):[^\n\\]*)*  # cut off: no END
+        )
+        """,
+    ),
+    ("anthropic", "sk-ant-" + _starts_word("A-Za-z0-9_-", 7) + "[A-Za-z0-9_-]{20,}"),
+    (
+        "openai",
+        "sk-"
+        + _starts_word("A-Za-z0-9_-", 3)
+        + r"""
+        (?!ant-)
+        (?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}
+        """,
+    ),
+    (
+        "aws_access_key",
+        "A[KS]IA" + _starts_word("A-Za-z0-9", 4) + rf"[A-Z0-9]{{16}}(?![{_MASK_STARTS}A-Za-z0-9])",
+    ),
+    (
+        "aws_secret",
+        rf"""
+        (?i:aws_?secret_?access_?key)\\?["']?[ \t]*(?:=>|[:=])[ \t]*(?:\\?["'])?
+        (?P<aws_secret__s>[A-Za-z0-9/+]{{40}})(?![{_MASK_STARTS}A-Za-z0-9/+=])
+        """,
+    ),
+    (
+        "github",
+        rf"""
+        gh[pousr]_{_starts_word("A-Za-z0-9_", 4)}[A-Za-z0-9]{{36,}}
+      | github_pat_{_starts_word("A-Za-z0-9_", 11)}[A-Za-z0-9_]{{22,}}
+        """,
+    ),
+    (
+        "slack",
+        "xox[abprs]-"
+        + _starts_word("A-Za-z0-9", 5)
+        + r"""
+        [A-Za-z0-9-]{10,}
+      | https://hooks\.slack\.com/(?:services|workflows|triggers)/
+        (?P<slack__s>[A-Za-z0-9/_-]+)
+        """,
+    ),
+    (
+        "bearer",
+        rf"""
+        (?i:authorization)\\?["']?[ \t]*[:=][ \t]*(?:\\?["'])?
+        (?i:bearer|basic|token)[ \t]+(?P<bearer__s>[{_TOKEN_CHARS}]+=*)
+      | (?i:bearer){_starts_word("A-Za-z0-9_", 6)}[ \t]+
+        (?=[{_TOKEN_CHARS}]*[0-9]|[{_TOKEN_CHARS}]{{20}})
+        (?P<bearer__s2>[{_TOKEN_CHARS}]{{8,}}+=*)(?![{_MASK_STARTS}{_TOKEN_CHARS}=])
+        """,
+    ),
+    (
+        "url_password",
+        "[A-Za-z]"
+        + _starts_word("A-Za-z0-9+.-", 1)
+        + r"""
+        [A-Za-z0-9+.-]*://
+        (?:"""
+        + _NOT_A_MASK
+        + r"""[^\s:/@?#"'<>\[\]])*:
+        (?P<url_password__s>(?:"""
+        + _NOT_A_MASK
+        + r"""[^\s/@?#"'<>])+)
+        @(?=[^\s@/])
+        """,
+    ),
+    (
+        "env_key",
+        rf"""
+        (?=[\\"'A-Za-z0-9_.-]){_starts_word("A-Za-z0-9_.-")}
+        (?P<env_key_q>\\?["'])?
+        {_SECRET_NAME}
+        (?(env_key_q)(?P=env_key_q)[ \t]*(?:=>|[:=])|(?:[ \t]*(?:=>|:?=)|:(?=[ \t])))
+        [ \t]*(?!=)
+        (?>(?:(?i:bearer|basic|token)[ \t]+)?)           # kept, never backed out of
+        (?:
+            (?:[rbfuRBFU]{{1,2}}(?=["'`]))?
+            (?P<env_key_vq>\\?["'`])(?P<env_key__s>(?:{_NOT_A_MASK}(?:\\.|[^\\\n"]))+?)(?P=env_key_vq)
+          | (?![rbfuRBFU]{{1,2}}["'`]|\$|-----BEGIN)
+            (?!(?:None|null|nil|true|false|True|False|undefined)(?![^{_VALUE_STOP}]))
+            (?P<env_key__s2>(?:{_NOT_A_MASK}[^{_VALUE_STOP}])++)(?![{_MASK_STARTS}(\[])
+        )
+        """,
+    ),
+)
+
+#: the built-in kinds, in alternation order
+KINDS: Final[tuple[str, ...]] = tuple(kind for kind, _ in _BUILTIN_PATTERNS)
+#: kinds that are not patterns: user patterns, secret dict keys, depth and cycle guards
+_OTHER_KINDS: Final = ("custom", "field", "depth", "cycle")
+_KEEP = "_keep"
+_TOKEN_EDGE = re.compile(r"[A-Za-z0-9_.+/=~-]")
+
+
+def _secret_groups(pattern: re.Pattern[str]) -> dict[str, tuple[str, ...]]:
+    groups: dict[str, list[str]] = {kind: [] for kind in KINDS}
+    for name in pattern.groupindex:
+        kind, sep, _ = name.partition("__s")
+        if sep and kind in groups:
+            groups[kind].append(name)
+    return {kind: tuple(names) for kind, names in groups.items()}
+
+
+@functools.lru_cache(maxsize=8)
+def _compile(masks: tuple[str, ...]) -> re.Pattern[str]:
+    """The combined pattern; ``masks`` (the rendered masks) are matched first and kept."""
+    keep = "|".join(map(re.escape, sorted({m for m in masks if m}, key=len, reverse=True)))
+    not_a_mask = f"(?!{keep})" if keep else ""
+    ends = "".join(map(re.escape, sorted({m[-1] for m in masks if m})))
+    starts = "".join(map(re.escape, sorted({m[0] for m in masks if m})))
+    alternatives = [
+        f"(?P<{kind}>"
+        + source.replace(_NOT_A_MASK, not_a_mask)
+        .replace(_MASK_ENDS, ends)
+        .replace(_MASK_STARTS, starts)
+        + ")"
+        for kind, source in _BUILTIN_PATTERNS
+    ]
+    if keep:
+        alternatives.insert(0, f"(?P<{_KEEP}>{keep})")
+    return re.compile("|".join(alternatives), re.VERBOSE)
+
+
+_SECRET_KEY_NAMES: Final = frozenset(
+    {
+        "password",
+        "passwd",
+        "secret",
+        "api_key",
+        "apikey",
+        "token",
+        "access_token",
+        "refresh_token",
+        "authorization",
+        "private_key",
+        "client_secret",
+    }
+)
+_SECRET_KEY_SUFFIXES: Final = ("_key", "_token", "_secret", "_password", "_passwd")
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_KEY_SEPARATORS = re.compile(r"[-. ]")
+
+
+@functools.lru_cache(maxsize=4096)
+def is_secret_key(key: str) -> bool:
+    """Whether a dict key names a secret: its value is masked whole.
+
+    Case-insensitive, after camelCase, ``-``, ``.`` and spaces become ``_``
+    (``apiKey``, ``X-Api-Key``, ``client.secret``): one of ``password passwd
+    secret api_key apikey token access_token refresh_token authorization
+    private_key client_secret``, or a name ending in ``_key``, ``_token``,
+    ``_secret``, ``_password`` or ``_passwd``. ``max_tokens``, ``key`` and
+    ``token_count`` do not qualify, nor do identifiers that merely end in
+    ``_key`` (``idempotency_key``, ``primary_key``, ``public_key``, ...).
+    """
+    name = _KEY_SEPARATORS.sub("_", _CAMEL_HUMP.sub("_", key)).lower()
+    if name in _NOT_SECRET_KEYS:
+        return False
+    return name in _SECRET_KEY_NAMES or name.endswith(_SECRET_KEY_SUFFIXES)
+
+
+#: ``*_key`` names that are identifiers, not credentials: their values stay readable
+_NOT_SECRET_KEYS = frozenset(
+    {
+        "idempotency_key",
+        "primary_key",
+        "foreign_key",
+        "sort_key",
+        "partition_key",
+        "cache_key",
+        "dedup_key",
+        "dedupe_key",
+        "lookup_key",
+        "object_key",
+        "s3_key",
+        "public_key",
+        "hotkey",
+        "hot_key",
+    }
+)
+
+
+class Redactor:
+    """Masks secrets: built-in kinds plus ``extra_patterns``.
+
+    ``extra_patterns`` are regexes (strings or compiled); a match is masked with
+    kind ``custom`` -- only its group named ``secret`` when the pattern has one
+    (nothing when that group did not take part), else the whole match. They run
+    after the built-ins, one pass each, and never inside an existing mask (so a
+    user pattern cannot hide the rest of a quoted secret from ``env_key``).
+    ``mask`` is a ``str.format`` template with ``{kind}``; it must start and end
+    with a character no token holds (not a letter, digit or one of ``_-.+/=~``),
+    so that a mask never merges with its neighbours into something a second pass
+    would mask again: ``[REDACTED:{kind}]``, ``<{kind}>`` and ``***`` are fine,
+    ``REDACTED`` is not.
+    """
+
+    __slots__ = ("_masks", "_pattern", "_secret_groups", "_split_masks", "_user")
+
+    def __init__(
+        self,
+        extra_patterns: Iterable[str | re.Pattern[str]] = (),
+        *,
+        mask: str = DEFAULT_MASK,
+    ) -> None:
+        expected = "a str.format template such as '[REDACTED:{kind}]'"
+        try:
+            self._masks = {kind: mask.format(kind=kind) for kind in (*KINDS, *_OTHER_KINDS)}
+        except (IndexError, KeyError, ValueError, AttributeError) as exc:
+            raise DefinitionError(
+                f"invalid redaction mask {mask!r}: {exc}", expected=expected
+            ) from None
+        for rendered in self._masks.values():
+            if not rendered or _TOKEN_EDGE.search(rendered[0] + rendered[-1]):
+                raise DefinitionError(
+                    f"invalid redaction mask {mask!r}: it must start and end with a character"
+                    " no token holds (not a letter, digit or one of _-.+/=~)",
+                    expected=expected,
+                )
+        self._user = tuple(_compile_user(p) for p in extra_patterns)
+        self._pattern = _compile(tuple(self._masks.values()))
+        self._secret_groups = _secret_groups(self._pattern)
+        masks = sorted({m for m in self._masks.values() if m}, key=len, reverse=True)
+        self._split_masks = (
+            re.compile("(" + "|".join(map(re.escape, masks)) + ")") if masks else None
+        )
+
+    # -- text ------------------------------------------------------------------------
+
+    def redact_text(self, text: str) -> str:
+        """``text`` with every secret replaced by its mask."""
+        return self._run(text, None)
+
+    def found(self, text: str) -> list[str]:
+        """The kinds :meth:`redact_text` masks in ``text``, one per secret, in order.
+
+        Built-in kinds first, then the user patterns' (kind ``custom``).
+        """
+        kinds: list[str] = []
+        self._run(text, kinds)
+        return kinds
+
+    def _run(self, text: str, kinds: list[str] | None) -> str:
+        if not text:
+            return text
+        text = self._pattern.sub(self._builtin_replacer(kinds), text)
+        for user in self._user:
+            text = self._outside_masks(user, text, kinds)
+        return text
+
+    def _builtin_replacer(self, kinds: list[str] | None) -> Callable[[re.Match[str]], str]:
+        masks, secret_groups, pattern = self._masks, self._secret_groups, self._pattern
+
+        def replace(m: re.Match[str]) -> str:
+            kind = m.lastgroup
+            if kind is None or kind == _KEEP:
+                return m.group()
+            for group in secret_groups[kind]:
+                start, end = m.span(group)
+                if start >= 0:
+                    break
+            else:
+                start, end = m.span()
+            base = m.start()
+            whole = m.group()
+            # the kept context (NAME=, scheme://user:) may hold a secret of its own
+            before = pattern.sub(replace, whole[: start - base]) if start > base else ""
+            if kinds is not None:
+                kinds.append(kind)
+            after = pattern.sub(replace, whole[end - base :]) if end < m.end() else ""
+            return before + masks[kind] + after
+
+        return replace
+
+    def _outside_masks(self, pattern: re.Pattern[str], text: str, kinds: list[str] | None) -> str:
+        mask = self._masks["custom"]
+        has_secret = "secret" in pattern.groupindex
+
+        def replace(m: re.Match[str]) -> str:
+            start, end = m.span("secret") if has_secret else m.span()
+            if start < 0 or start == end:
+                return m.group()
+            if kinds is not None:
+                kinds.append("custom")
+            base = m.start()
+            whole = m.group()
+            return whole[: start - base] + mask + whole[end - base :]
+
+        if self._split_masks is None:
+            return pattern.sub(replace, text)
+        # odd pieces are existing masks: a user pattern never rewrites them
+        pieces = self._split_masks.split(text)
+        for i in range(0, len(pieces), 2):
+            if pieces[i]:
+                pieces[i] = pattern.sub(replace, pieces[i])
+        return "".join(pieces)
+
+    # -- values ----------------------------------------------------------------------
+
+    def redact(self, value: Any) -> Any:
+        """A deep copy of ``value`` with the secrets in every nested string masked.
+
+        Dicts (any mapping: a plain ``dict`` comes back), lists, tuples, sets and
+        frozensets are copied; dict keys are kept as they are, but a non-empty
+        string value under a key that names a secret (:func:`is_secret_key`) is
+        masked whole with kind ``field``. Other values (numbers, ``None``, bytes,
+        objects) are returned unchanged. A container met again while inside itself
+        becomes the ``cycle`` mask, one nested deeper than ``MAX_DEPTH`` the
+        ``depth`` mask; a container shared (not cyclic) is copied once.
+        """
+        return self._value(value, 0, {}, set())
+
+    def _value(self, value: Any, depth: int, memo: dict[int, Any], active: set[int]) -> Any:
+        if isinstance(value, str):
+            return self._run(value, None)
+        if not isinstance(value, (dict, list, tuple, set, frozenset, Mapping)):
+            return value
+        key = id(value)
+        if key in active:
+            return self._masks["cycle"]
+        if key in memo:
+            return memo[key]
+        if depth >= MAX_DEPTH:
+            return self._masks["depth"]
+        active.add(key)
+        try:
+            result: Any
+            if isinstance(value, Mapping):
+                field = self._masks["field"]
+                result = {
+                    k: (
+                        field
+                        if isinstance(k, str) and isinstance(v, str) and v and is_secret_key(k)
+                        else self._value(v, depth + 1, memo, active)
+                    )
+                    for k, v in value.items()
+                }
+            else:
+                items = [self._value(v, depth + 1, memo, active) for v in value]
+                if isinstance(value, list):
+                    result = items
+                elif isinstance(value, tuple):
+                    result = tuple(items)
+                else:
+                    result = frozenset(items) if isinstance(value, frozenset) else set(items)
+        finally:
+            active.discard(key)
+        memo[key] = result
+        return result
+
+
+def _compile_user(pattern: str | re.Pattern[str]) -> re.Pattern[str]:
+    if isinstance(pattern, re.Pattern):
+        if not isinstance(pattern.pattern, str):
+            raise DefinitionError(
+                f"redaction pattern {pattern.pattern!r} is a bytes pattern", expected="a str regex"
+            )
+        return pattern
+    if not isinstance(pattern, str):
+        raise DefinitionError(
+            f"redaction pattern {pattern!r} is not a string", expected="a str regex"
+        )
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise DefinitionError(
+            f"invalid redaction pattern {pattern!r}: {exc}", expected="a Python regex"
+        ) from None
+
+
+DEFAULT_REDACTOR: Final = Redactor()
+
+
+def redact(value: Any) -> Any:
+    """:meth:`Redactor.redact` with the built-in kinds and the default mask."""
+    return DEFAULT_REDACTOR.redact(value)

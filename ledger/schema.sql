@@ -1,0 +1,330 @@
+-- Generated from ledger/migrations and ledger/views by `make schemas`; do not edit.
+-- Schema version 2.
+
+CREATE TABLE _hookrails_migrations (number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);
+
+CREATE TABLE events (
+    id              INTEGER PRIMARY KEY,
+    session_id      TEXT NOT NULL,
+    event           TEXT NOT NULL,           -- UserPromptSubmit, AgentStop, SubagentStop, SessionStart, ...
+    agent_id        TEXT,
+    agent_type      TEXT,
+    payload         TEXT,                    -- JSON of the event (redacted)
+    decision        TEXT NOT NULL CHECK (decision IN ('allow', 'block', 'halt')),
+    reason          TEXT,
+    injected_chars  INTEGER NOT NULL DEFAULT 0,
+    created_at      TEXT NOT NULL
+);
+
+CREATE TABLE hook_runs (
+    id              INTEGER PRIMARY KEY,
+    session_id      TEXT NOT NULL,
+    event           TEXT NOT NULL,
+    tool_call_id    TEXT,                    -- joins tool_calls (session_id, tool_call_id)
+    event_id        INTEGER REFERENCES events (id),
+    hook            TEXT NOT NULL,
+    matcher         TEXT,
+    priority        INTEGER,
+    outcome         TEXT NOT NULL CHECK (outcome IN ('allow', 'deny', 'ask', 'block', 'halt',
+                    'modify', 'inject', 'noop', 'skipped', 'error', 'timeout', 'invalid', 'refused')),
+    duration_ms     REAL,
+    error           TEXT,
+    injected_chars  INTEGER NOT NULL DEFAULT 0,
+    created_at      TEXT NOT NULL
+);
+
+CREATE TABLE idempotency_keys (
+    key            TEXT PRIMARY KEY,         -- sha256 of scope + canonical JSON of tool and key fields
+    scope          TEXT NOT NULL CHECK (scope IN ('session', 'agent', 'global')),
+    session_id     TEXT,
+    agent_id       TEXT,
+    tool_name      TEXT NOT NULL,
+    payload_hash   TEXT NOT NULL,            -- sha256 of the whole canonical input (conflict detection)
+    state          TEXT NOT NULL CHECK (state IN ('in_progress', 'completed', 'failed')),
+    tool_call_id   TEXT,
+    result         TEXT,                     -- JSON of the stored result, for replay
+    created_at     TEXT NOT NULL,
+    updated_at     TEXT NOT NULL,
+    expires_at     TEXT
+);
+
+CREATE TABLE sessions (
+    session_id    TEXT PRIMARY KEY,          -- gen_ai.conversation.id (Claude session_id)
+    agent_name    TEXT,                      -- gen_ai.agent.name
+    tenant        TEXT,
+    cwd           TEXT,
+    started_at    TEXT NOT NULL,
+    last_seen_at  TEXT NOT NULL,
+    ended_at      TEXT,
+    end_reason    TEXT
+);
+
+CREATE TABLE tool_calls (
+    id                   INTEGER PRIMARY KEY,
+    session_id           TEXT NOT NULL,
+    agent_name           TEXT,               -- gen_ai.agent.name
+    agent_id             TEXT,               -- gen_ai.agent.id: the subagent, NULL on the main thread
+    agent_type           TEXT,
+    tool_call_id         TEXT NOT NULL,      -- gen_ai.tool.call.id (Claude tool_use_id)
+    tool_name            TEXT NOT NULL,      -- gen_ai.tool.name
+    tool_call_arguments  TEXT,               -- gen_ai.tool.call.arguments: JSON as the model sent it
+    final_arguments      TEXT,               -- JSON the tool ran with, after hook rewrites
+    arguments_hash       TEXT,               -- sha256 of the canonical JSON of tool_call_arguments
+    decision             TEXT CHECK (decision IN ('allow', 'deny', 'ask')),
+    reason               TEXT,
+    status               TEXT NOT NULL DEFAULT 'pending'
+                         CHECK (status IN ('pending', 'ok', 'error', 'denied', 'interrupted')),
+    tool_call_result     TEXT,               -- gen_ai.tool.call.result: JSON, redacted and capped
+    result_truncated     INTEGER NOT NULL DEFAULT 0,
+    result_bytes         INTEGER,            -- size before the cap
+    error_type           TEXT,               -- error.type
+    error_message        TEXT,
+    started_at           TEXT NOT NULL,
+    finished_at          TEXT,
+    duration_ms          REAL,
+    pid                  INTEGER,            -- process that wrote the pending row (for recover)
+    UNIQUE (session_id, tool_call_id)
+);
+
+CREATE INDEX events_by_kind ON events (event, decision);
+
+CREATE INDEX events_by_session ON events (session_id, created_at);
+
+CREATE INDEX hook_runs_by_call ON hook_runs (session_id, tool_call_id);
+
+CREATE INDEX hook_runs_by_event ON hook_runs (event_id);
+
+CREATE INDEX hook_runs_by_hook ON hook_runs (hook, outcome);
+
+CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
+
+CREATE INDEX tool_calls_by_hash ON tool_calls (session_id, tool_name, arguments_hash);
+
+CREATE INDEX tool_calls_by_session_tool ON tool_calls (session_id, tool_name, status);
+
+CREATE INDEX tool_calls_by_start ON tool_calls (started_at);
+
+CREATE INDEX tool_calls_by_status ON tool_calls (status, started_at);
+
+CREATE INDEX tool_calls_by_tool ON tool_calls (tool_name, status);
+
+CREATE VIEW denials AS
+SELECT
+    t.started_at,
+    t.session_id,
+    t.agent_name,
+    t.agent_id,
+    t.tool_name,
+    t.tool_call_id,
+    t.tool_call_arguments,
+    t.reason,
+    h.hook,
+    h.matcher,
+    h.outcome AS hook_outcome
+FROM tool_calls AS t
+LEFT JOIN hook_runs AS h ON h.id = (
+    SELECT r.id
+    FROM hook_runs AS r
+    WHERE r.session_id = t.session_id
+      AND r.tool_call_id = t.tool_call_id
+      AND r.outcome IN ('deny', 'error', 'timeout', 'invalid', 'refused')
+    ORDER BY r.id
+    LIMIT 1
+)
+WHERE t.status = 'denied'
+ORDER BY t.started_at DESC, t.id DESC;
+
+CREATE VIEW failures AS
+SELECT at, kind, session_id, event, name, status, tool_call_id, error_type, error_message
+FROM (
+    SELECT
+        coalesce(finished_at, started_at) AS at,
+        'tool' AS kind,
+        session_id,
+        NULL AS event,
+        tool_name AS name,
+        status,
+        tool_call_id,
+        error_type,
+        error_message,
+        id
+    FROM tool_calls
+    WHERE status IN ('error', 'interrupted')
+    UNION ALL
+    SELECT
+        created_at AS at,
+        'hook' AS kind,
+        session_id,
+        event,
+        hook AS name,
+        outcome AS status,
+        tool_call_id,
+        NULL AS error_type,
+        error AS error_message,
+        id
+    FROM hook_runs
+    WHERE outcome IN ('error', 'timeout', 'invalid', 'refused')
+)
+ORDER BY at DESC, kind, id DESC;
+
+CREATE VIEW repeated_calls AS
+WITH numbered AS (
+    SELECT
+        session_id,
+        tool_name,
+        arguments_hash,
+        started_at,
+        tool_call_arguments,
+        row_number() OVER (
+            PARTITION BY session_id, tool_name, arguments_hash ORDER BY started_at, id
+        ) AS nth
+    FROM tool_calls
+    WHERE arguments_hash IS NOT NULL
+)
+SELECT
+    g.session_id,
+    g.tool_name,
+    g.arguments_hash,
+    count(*) AS times,
+    min(g.started_at) AS first_at,
+    max(g.started_at) AS last_at,
+    (
+        SELECT group_concat(d.status, ',')
+        FROM (
+            SELECT DISTINCT s.status
+            FROM tool_calls AS s
+            WHERE s.session_id = g.session_id
+              AND s.tool_name = g.tool_name
+              AND s.arguments_hash = g.arguments_hash
+            ORDER BY s.status
+        ) AS d
+    ) AS statuses,
+    max(CASE WHEN g.nth = 1 THEN g.tool_call_arguments END) AS example_arguments
+FROM numbered AS g
+GROUP BY g.session_id, g.tool_name, g.arguments_hash
+HAVING count(*) > 1
+ORDER BY g.session_id, first_at, g.tool_name, g.arguments_hash;
+
+CREATE VIEW session_summary AS
+SELECT
+    s.session_id,
+    s.agent_name,
+    s.tenant,
+    s.started_at,
+    s.last_seen_at,
+    s.ended_at,
+    coalesce(c.calls, 0) AS calls,
+    coalesce(c.ok, 0) AS ok,
+    coalesce(c.denied, 0) AS denied,
+    coalesce(c.errors, 0) AS errors,
+    coalesce(c.interrupted, 0) AS interrupted,
+    coalesce(e.prompts, 0) AS prompts,
+    coalesce(e.stops, 0) AS stops,
+    coalesce(e.blocked_stops, 0) AS blocked_stops,
+    coalesce(h.injected_chars, 0) AS injected_chars,
+    round((julianday(s.last_seen_at) - julianday(s.started_at)) * 86400.0, 3) AS duration_s
+FROM sessions AS s
+LEFT JOIN (
+    SELECT
+        session_id,
+        count(*) AS calls,
+        sum(status = 'ok') AS ok,
+        sum(status = 'denied') AS denied,
+        sum(status = 'error') AS errors,
+        sum(status = 'interrupted') AS interrupted
+    FROM tool_calls
+    GROUP BY session_id
+) AS c ON c.session_id = s.session_id
+LEFT JOIN (
+    SELECT
+        session_id,
+        sum(event = 'UserPromptSubmit') AS prompts,
+        sum(event IN ('AgentStop', 'SubagentStop')) AS stops,
+        sum(event IN ('AgentStop', 'SubagentStop') AND decision = 'block') AS blocked_stops
+    FROM events
+    GROUP BY session_id
+) AS e ON e.session_id = s.session_id
+LEFT JOIN (
+    SELECT session_id, sum(injected_chars) AS injected_chars
+    FROM hook_runs
+    GROUP BY session_id
+) AS h ON h.session_id = s.session_id
+ORDER BY s.started_at DESC, s.session_id;
+
+CREATE VIEW slow_hooks AS
+WITH timed AS (
+    SELECT
+        hook,
+        event,
+        duration_ms,
+        row_number() OVER (PARTITION BY hook, event ORDER BY duration_ms, id) AS nth,
+        count(*) OVER (PARTITION BY hook, event) AS n
+    FROM hook_runs
+    WHERE duration_ms IS NOT NULL
+),
+percentiles AS (
+    SELECT hook, event, max(CASE WHEN nth = (95 * n + 99) / 100 THEN duration_ms END) AS p95_ms
+    FROM timed
+    GROUP BY hook, event
+),
+totals AS (
+    SELECT
+        hook,
+        event,
+        count(*) AS runs,
+        round(avg(duration_ms), 3) AS avg_ms,
+        max(duration_ms) AS max_ms,
+        sum(outcome IN ('error', 'timeout', 'invalid', 'refused')) AS failures
+    FROM hook_runs
+    GROUP BY hook, event
+)
+SELECT t.hook, t.event, t.runs, t.avg_ms, p.p95_ms, t.max_ms, t.failures
+FROM totals AS t
+LEFT JOIN percentiles AS p ON p.hook = t.hook AND p.event = t.event
+ORDER BY p.p95_ms DESC NULLS LAST, t.hook, t.event;
+
+CREATE VIEW tool_stats AS
+WITH ran AS (
+    SELECT
+        tool_name,
+        duration_ms,
+        row_number() OVER (PARTITION BY tool_name ORDER BY duration_ms, id) AS nth,
+        count(*) OVER (PARTITION BY tool_name) AS n
+    FROM tool_calls
+    WHERE status IN ('ok', 'error') AND duration_ms IS NOT NULL
+),
+durations AS (
+    SELECT
+        tool_name,
+        max(CASE WHEN nth = (n + 1) / 2 THEN duration_ms END) AS p50_ms,
+        max(CASE WHEN nth = (95 * n + 99) / 100 THEN duration_ms END) AS p95_ms,
+        round(avg(duration_ms), 3) AS avg_ms
+    FROM ran
+    GROUP BY tool_name
+),
+counts AS (
+    SELECT
+        tool_name,
+        count(*) AS calls,
+        sum(status = 'ok') AS ok,
+        sum(status = 'denied') AS denials,
+        sum(status = 'error') AS errors,
+        sum(status = 'interrupted') AS interrupted,
+        max(started_at) AS last_called_at
+    FROM tool_calls
+    GROUP BY tool_name
+)
+SELECT
+    c.tool_name,
+    c.calls,
+    c.ok,
+    c.denials,
+    c.errors,
+    c.interrupted,
+    d.p50_ms,
+    d.p95_ms,
+    d.avg_ms,
+    c.last_called_at
+FROM counts AS c
+LEFT JOIN durations AS d ON d.tool_name = c.tool_name
+ORDER BY c.calls DESC, c.tool_name;
