@@ -132,7 +132,7 @@ def _apply_migrations(conn: sqlite3.Connection, path: str) -> None:
     """Bring the file to the latest schema: each migration in its own transaction."""
     import sqlite_utils
 
-    db = sqlite_utils.Database(conn)
+    db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
     pending = migrations()
     for migration in pending:
         conn.execute("BEGIN IMMEDIATE")
@@ -163,6 +163,9 @@ def _apply_migrations(conn: sqlite3.Connection, path: str) -> None:
 
 
 def _create_views(conn: sqlite3.Connection) -> None:
+    """(Re)create every view. Views are part of the schema: a release that changes a
+    view ships a migration too, so files on disk pick the change up on their next open
+    (opening an up-to-date file never reads these files)."""
     for name, sql in _views():
         conn.execute(f"DROP VIEW IF EXISTS {name}")
         for stmt in _statements(sql):
