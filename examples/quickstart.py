@@ -72,8 +72,8 @@ async def main() -> None:
     ]
     for name, tool_input, fn in calls:
         run = await session.run_tool(name, tool_input, fn)
-        shown = " ".join(f"{k}={v}" for k, v in tool_input.items())
-        print(f"{name} {shown:32} -> {run.status:7} {run.for_model().strip()}")
+        call = f"{name}({', '.join(f'{k}={v!r}' for k, v in tool_input.items())})"
+        print(f"{call:42} -> {run.status:7} {run.for_model().strip()}")
 
     print(f"\nledger: {ledger.path}")
     rows = ledger.reader.query(

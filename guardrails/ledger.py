@@ -819,7 +819,9 @@ def connect_readonly(path: str | os.PathLike[str]) -> sqlite3.Connection:
     from urllib.parse import quote
 
     try:
-        conn = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro", uri=True)
+        conn = sqlite3.connect(
+            f"file:{quote(os.path.abspath(path))}?mode=ro", uri=True, check_same_thread=False
+        )
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.DatabaseError as exc:
         raise LedgerError(
@@ -838,6 +840,8 @@ class LedgerReader:
     def __init__(self, path: str) -> None:
         self.path = path
         self._conn: sqlite3.Connection | None = None
+        # hooks may run in worker threads (the async core runs sync hooks off the loop)
+        self._lock = threading.Lock()
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -852,7 +856,8 @@ class LedgerReader:
 
     def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[dict[str, Any]]:
         try:
-            return [dict(row) for row in self._connection().execute(sql, params)]
+            with self._lock:
+                return [dict(row) for row in self._connection().execute(sql, params)]
         except sqlite3.DatabaseError as exc:
             raise LedgerError(f"query failed: {exc}", path=self.path, kind="query") from None
 

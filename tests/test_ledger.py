@@ -774,3 +774,22 @@ def test_hooks_read_through_a_read_only_connection(db: str) -> None:
         guard.sync.run_tool("echo", {"text": "2"}, lambda text: text)
     assert seen == ["query", 0, "query", 1]  # it sees earlier calls, never the one deciding
     assert value(db, "SELECT count(*) FROM tool_calls") == 2
+
+
+def test_hooks_read_the_ledger_from_worker_threads_in_the_async_core(db: str) -> None:
+    """The async core runs sync hooks in threads; ctx.ledger must work there and after."""
+    import asyncio
+
+    seen: list[bool] = []
+
+    def check(event: Any, ctx: Any) -> None:
+        seen.append(ctx.ledger.succeeded("run_tests", ctx.session_id))
+
+    definition = AgentDefinition(hooks={"PreToolUse": [HookMatcher(hooks=[named("check", check)])]})
+    with Ledger(db) as ledger:
+        guard = Guard(definition, ledger=ledger)
+        s = guard.session("s1")
+        asyncio.run(s.run_tool("run_tests", {}, lambda: "ok"))
+        asyncio.run(s.run_tool("deploy", {}, lambda: "ok"))
+        assert ledger.reader.succeeded("run_tests", "s1")  # the main thread, same reader
+    assert seen == [False, True]

@@ -31,3 +31,20 @@ def test_sixty_second_example_prints_what_the_readme_shows(tmp_path: Path) -> No
         [sys.executable, str(script)], capture_output=True, text=True, timeout=60, check=True
     ).stdout
     assert out.strip() == expected.strip()
+
+
+def test_demo_guards_calls_and_summarises_the_ledger(tmp_path: Path) -> None:
+    """`make demo` runs examples/quickstart.py: decisions, then a ledger summary by SQL."""
+    script = README.parent / "examples" / "quickstart.py"
+    out = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        cwd=tmp_path,
+    ).stdout
+    assert "Denied: force-push is not allowed" in out
+    assert "Denied: deploy needs passing tests" in out and "-> ok      deployed" in out
+    assert (tmp_path / ".hookrails" / "ledger.db").is_file()
+    assert "deploy     ok       1" in out and "hookrails ledger query" in out
