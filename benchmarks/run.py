@@ -21,10 +21,17 @@ if str(HERE) not in sys.path:  # run as a script, sections import their siblings
 
 from bench_dispatch import async_dispatch, dispatch  # noqa: E402
 from bench_import import import_cost  # noqa: E402
+from bench_ledger import ledger_call, ledger_throughput  # noqa: E402
 
 import guardrails  # noqa: E402
 
-SECTIONS: list[Callable[[], None]] = [dispatch, async_dispatch, import_cost]
+SECTIONS: list[Callable[[], None]] = [
+    dispatch,
+    async_dispatch,
+    import_cost,
+    ledger_call,
+    ledger_throughput,
+]
 
 
 def main(argv: list[str]) -> int:

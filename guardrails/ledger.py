@@ -261,7 +261,12 @@ _SQL: dict[str, str] = {
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     ),
 }
-_EVENT_ID = object()  # placeholder in hook_run params: the id of the events row just written
+_EVENT_ID = object()
+_SESSION_REFRESH = 30.0  # seconds between refreshes of sessions.last_seen_at
+_SESSION_EVENTS = frozenset({"SessionStart", "SessionEnd", "UserPromptSubmit"})
+_CACHE_LIMIT = 10_000
+#: characters beyond the cap that are still redacted, so a secret cut by the cap is caught
+_CUT_MARGIN = 4096  # placeholder in hook_run params: the id of the events row just written
 #: seconds between attempts to reopen a file that could not be opened
 _REOPEN_INTERVAL = 1.0
 
@@ -325,6 +330,10 @@ class Ledger:
         self.degraded: str | None = None
         self._kind: str | None = None
         self._reopen_at = 0.0
+        #: session id -> when its row was last written (the upsert is paid once a while)
+        self._sessions_seen: dict[str, float] = {}
+        #: (session, tool call) -> (final arguments JSON, hash) from PreToolUse, for the post
+        self._pending_args: dict[tuple[str, str | None], tuple[str, str]] = {}
         self._reader: LedgerReader | None = None
         self._open()
 
@@ -481,6 +490,10 @@ class Ledger:
         return self._redactor.redact_text(str(value))
 
     def _json(self, value: Any, cap: int | None = None) -> tuple[str, bool, int]:
+        if cap is not None:
+            big = self._oversized(value, cap)
+            if big is not None:
+                return big
         try:  # allow_nan=False: the column must stay valid JSON for json_extract()
             text = json.dumps(
                 self._redactor.redact(value),
@@ -498,6 +511,22 @@ class Ledger:
         cut = text.encode("utf-8", "surrogatepass")[:cap].decode("utf-8", "ignore")
         return json.dumps(cut + "…[truncated]", ensure_ascii=False), True, size
 
+    def _oversized(self, value: Any, cap: int) -> tuple[str, bool, int] | None:
+        """A value far over the cap is cut first and redacted as text, so a 1 MB tool
+        output costs a cap's worth of redaction, not a megabyte's."""
+        if isinstance(value, str) and len(value) <= cap:
+            return None
+        try:
+            raw = json.dumps(value, ensure_ascii=False, default=str)
+        except (TypeError, ValueError, RecursionError):
+            return None
+        if len(raw) <= cap + _CUT_MARGIN:
+            return None
+        size = len(raw.encode("utf-8", "surrogatepass"))
+        head = self._redactor.redact_text(raw[: cap + _CUT_MARGIN])
+        cut = head.encode("utf-8", "surrogatepass")[:cap].decode("utf-8", "ignore")
+        return json.dumps(cut + "…[truncated]", ensure_ascii=False), True, size
+
     def _text(self, value: str | None) -> str | None:
         return self._redactor.redact_text(value) if value else value
 
@@ -511,9 +540,13 @@ class Ledger:
         sid = ev.session_id
         agent = session.guard.definition.name
         reason = self._text(decision.reason)
-        ops: list[tuple[str, list[Any]]] = [
-            ("session", [sid, agent, session.tenant, ev.cwd, at, at])
-        ]
+        ops: list[tuple[str, list[Any]]] = []
+        seen = self._sessions_seen.get(sid)
+        if seen is None or now - seen >= _SESSION_REFRESH or name in _SESSION_EVENTS:
+            ops.append(("session", [sid, agent, session.tenant, ev.cwd, at, at]))
+            if len(self._sessions_seen) >= _CACHE_LIMIT:
+                self._sessions_seen.clear()
+            self._sessions_seen[sid] = now
         call_id = None
         event_ref: Any = None
         if name == "PreToolUse":
@@ -523,12 +556,17 @@ class Ledger:
                 args if decision.updated_input is None else self._json(decision.updated_input)[0]
             )
             denied = decision.decision == "deny"
+            digest = input_hash(ev.tool_input)
+            if not denied:
+                if len(self._pending_args) >= _CACHE_LIMIT:
+                    self._pending_args.clear()
+                self._pending_args[(sid, call_id)] = (final, digest)
             ops.append(
                 (
                     "pre",
                     [
                         sid, agent, ev.agent_id, ev.agent_type, call_id, ev.tool_name, args,
-                        final, input_hash(ev.tool_input), decision.decision, reason,
+                        final, digest, decision.decision, reason,
                         "denied" if denied else "pending", at, at if denied else None,
                         0.0 if denied else None, owner_pid,
                     ],
@@ -536,7 +574,12 @@ class Ledger:
             )  # fmt: skip
         elif name in ("PostToolUse", "PostToolUseFailure"):
             call_id = ev.tool_use_id
-            args, _, _ = self._json(ev.tool_input)
+            cached = self._pending_args.pop((sid, call_id), None)
+            if cached is not None and ev.tool_input is not None:
+                args, digest = cached
+            else:  # no PreToolUse here (another process recorded it, or none ran)
+                args, _, _ = self._json(ev.tool_input)
+                digest = input_hash(ev.tool_input)
             result: str | None
             size: int | None
             if name == "PostToolUse":
@@ -555,7 +598,7 @@ class Ledger:
                     "post",
                     [
                         sid, agent, ev.agent_id, ev.agent_type, call_id, ev.tool_name, args, args,
-                        input_hash(ev.tool_input), status, result, int(truncated), size, etype,
+                        digest, status, result, int(truncated), size, etype,
                         emsg, at, at, ev.duration_ms,
                     ],
                 )
@@ -727,13 +770,18 @@ class Ledger:
 
 
 def _execute(conn: sqlite3.Connection, ops: Sequence[tuple[str, list[Any]]]) -> None:
+    """Run one event's statements; its hook runs go in one ``executemany``."""
     event_id: int | None = None
+    runs: list[list[Any]] = []
     for name, params in ops:
-        if name == "hook_run" and params[3] is not None:
-            params = [*params[:3], event_id, *params[4:]]
+        if name == "hook_run":
+            runs.append(params if params[3] is None else [*params[:3], event_id, *params[4:]])
+            continue
         cur = conn.execute(_SQL[name], params)
         if name == "event":
             event_id = cur.lastrowid
+    if runs:
+        conn.executemany(_SQL["hook_run"], runs)
 
 
 def _alive(pid: int) -> bool:

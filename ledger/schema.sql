@@ -92,21 +92,13 @@ CREATE INDEX events_by_session ON events (session_id, created_at);
 
 CREATE INDEX hook_runs_by_call ON hook_runs (session_id, tool_call_id);
 
-CREATE INDEX hook_runs_by_event ON hook_runs (event_id);
-
-CREATE INDEX hook_runs_by_hook ON hook_runs (hook, outcome);
+CREATE INDEX hook_runs_by_event ON hook_runs (event_id) WHERE event_id IS NOT NULL;
 
 CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
 
 CREATE INDEX tool_calls_by_hash ON tool_calls (session_id, tool_name, arguments_hash);
 
-CREATE INDEX tool_calls_by_session_tool ON tool_calls (session_id, tool_name, status);
-
-CREATE INDEX tool_calls_by_start ON tool_calls (started_at);
-
-CREATE INDEX tool_calls_by_status ON tool_calls (status, started_at);
-
-CREATE INDEX tool_calls_by_tool ON tool_calls (tool_name, status);
+CREATE INDEX tool_calls_pending ON tool_calls (started_at) WHERE status = 'pending';
 
 CREATE VIEW denials AS
 SELECT

@@ -228,7 +228,7 @@ def test_a_version_1_file_upgrades_to_the_latest_with_its_data(tmp_path: Path) -
     assert value(path, "SELECT count(*) FROM events WHERE session_id = 'old-session'") == 1
     # what the later migrations create is there (0002: the lookup indexes)
     indexes = {r["name"] for r in rows(path, "SELECT name FROM sqlite_master WHERE type='index'")}
-    assert {"tool_calls_by_session_tool", "hook_runs_by_event", "events_by_kind"} <= indexes
+    assert {"tool_calls_pending", "hook_runs_by_event", "events_by_kind"} <= indexes
 
 
 def test_a_new_file_gets_every_migration_recorded(db: str) -> None:

@@ -836,3 +836,14 @@ def test_the_cap_counts_utf8_bytes(db: str) -> None:
 def test_an_output_exactly_at_the_cap_is_not_cut(db: str) -> None:
     row = _stored(db, "q" * 254, max_output=256)
     assert (row["result_truncated"], row["result_bytes"]) == (0, 256)
+
+
+@pytest.mark.parametrize("position", [10, 60_000, 65_530])
+def test_secrets_in_outputs_far_over_the_cap_are_still_masked(db: str, position: int) -> None:
+    """Big outputs are cut before they are redacted; a secret before or on the cut is masked."""
+    secret = "ghp_" + "Q7" * 20
+    text = "x" * position + " token " + secret + " " + "y" * 400_000
+    row = _stored(db, {"stdout": text})
+    assert row["result_truncated"] == 1 and row["result_bytes"] > 400_000
+    assert secret not in row["tool_call_result"]
+    assert secret[:20] not in row["tool_call_result"]

@@ -42,8 +42,7 @@ CREATE TABLE tool_calls (
     pid                  INTEGER,            -- process that wrote the pending row (for recover)
     UNIQUE (session_id, tool_call_id)
 );
-CREATE INDEX tool_calls_by_status ON tool_calls (status, started_at);
-CREATE INDEX tool_calls_by_tool ON tool_calls (tool_name, status);
+-- Few indexes on purpose: every one is paid on each write of the hot path.
 CREATE INDEX tool_calls_by_hash ON tool_calls (session_id, tool_name, arguments_hash);
 
 CREATE TABLE events (
@@ -77,7 +76,6 @@ CREATE TABLE hook_runs (
     created_at      TEXT NOT NULL
 );
 CREATE INDEX hook_runs_by_call ON hook_runs (session_id, tool_call_id);
-CREATE INDEX hook_runs_by_hook ON hook_runs (hook, outcome);
 
 CREATE TABLE idempotency_keys (
     key            TEXT PRIMARY KEY,         -- sha256 of scope + canonical JSON of tool and key fields

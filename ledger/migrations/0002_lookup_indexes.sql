@@ -1,8 +1,8 @@
--- Indexes for the views and for hooks that query the ledger at call time:
--- hook runs by event row, events by kind, and successful calls by session and tool
--- (ctx.ledger.succeeded("run_tests", session_id) is one index probe), and recent calls.
+-- Partial indexes: they cost a write only for the rows they cover.
+-- Pending calls (what `recover` scans; a call leaves the index when it finishes),
+-- hook runs of prompt/stop/session events (the views join them to events), and
+-- events by kind for the timeline and summary views.
 
-CREATE INDEX hook_runs_by_event ON hook_runs (event_id);
+CREATE INDEX tool_calls_pending ON tool_calls (started_at) WHERE status = 'pending';
+CREATE INDEX hook_runs_by_event ON hook_runs (event_id) WHERE event_id IS NOT NULL;
 CREATE INDEX events_by_kind ON events (event, decision);
-CREATE INDEX tool_calls_by_session_tool ON tool_calls (session_id, tool_name, status);
-CREATE INDEX tool_calls_by_start ON tool_calls (started_at);
