@@ -232,6 +232,10 @@ class Merge:
             outcome = "inject" if outcome == "noop" else outcome
         if r.system_message:
             d.system_messages.append(r.system_message)
+        if r.annotations:
+            if d.annotations is None:
+                d.annotations = {}
+            d.annotations.update(r.annotations)
         d._raw.append((b, outcome, seconds, None, injected))
 
     def _inject(self, b: Binding, text: str) -> int:

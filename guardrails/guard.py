@@ -100,6 +100,8 @@ class ToolRun:
     exception: BaseException | None = None
     post: Decision | None = None
     tool_input: dict[str, Any] = field(default_factory=dict)
+    #: the output is a stored result replayed by a hook (e.g. idempotency); the tool did not run
+    replayed: bool = False
 
     @property
     def ok(self) -> bool:
@@ -343,6 +345,17 @@ def _is_awaitable(value: Any) -> bool:
 def _denial(pre: Decision) -> ToolRun | None:
     if pre.decision == "allow" and not pre.halted:
         return None
+    replay = (pre.annotations or {}).get("replay")
+    if isinstance(replay, dict) and "output" in replay and not pre.halted:
+        # a hook (idempotency) answered with the stored result of an identical call
+        return ToolRun(
+            pre.event.tool_name,
+            "ok",
+            pre,
+            output=replay["output"],
+            tool_input=pre.event.tool_input,
+            replayed=True,
+        )
     return ToolRun(pre.event.tool_name, "denied", pre, tool_input=pre.event.tool_input)
 
 

@@ -220,8 +220,8 @@ _SQL: dict[str, str] = {
     "pre": (
         "INSERT INTO tool_calls (session_id, agent_name, agent_id, agent_type, tool_call_id, "
         "tool_name, tool_call_arguments, final_arguments, arguments_hash, decision, reason, "
-        "status, started_at, finished_at, duration_ms, pid) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "status, started_at, finished_at, duration_ms, pid, annotations) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
         # a PreToolUse met again (replayed from the spool after its PostToolUse reached
         # the file, or sent twice) fills in what it knows but never reopens a finished call
         "ON CONFLICT (session_id, tool_call_id) DO UPDATE SET "
@@ -229,6 +229,7 @@ _SQL: dict[str, str] = {
         "arguments_hash = excluded.arguments_hash, "
         "final_arguments = excluded.final_arguments, decision = excluded.decision, "
         "reason = excluded.reason, pid = excluded.pid, "
+        "annotations = coalesce(excluded.annotations, tool_calls.annotations), "
         "started_at = min(tool_calls.started_at, excluded.started_at), "
         "status = CASE tool_calls.status WHEN 'pending' THEN excluded.status "
         "ELSE tool_calls.status END, "
@@ -557,6 +558,7 @@ class Ledger:
             )
             denied = decision.decision == "deny"
             digest = input_hash(ev.tool_input)
+            notes = None if decision.annotations is None else self._json(decision.annotations)[0]
             if not denied:
                 if len(self._pending_args) >= _CACHE_LIMIT:
                     self._pending_args.clear()
@@ -568,7 +570,7 @@ class Ledger:
                         sid, agent, ev.agent_id, ev.agent_type, call_id, ev.tool_name, args,
                         final, digest, decision.decision, reason,
                         "denied" if denied else "pending", at, at if denied else None,
-                        0.0 if denied else None, owner_pid,
+                        0.0 if denied else None, owner_pid, notes,
                     ],
                 )
             )  # fmt: skip
@@ -626,6 +628,29 @@ class Ledger:
                 )
             )  # fmt: skip
         self._write(ops)
+
+    @contextlib.contextmanager
+    def write_transaction(self) -> Iterator[sqlite3.Connection]:
+        """A ``BEGIN IMMEDIATE`` transaction on the writer connection, for built-ins that
+        keep state in the ledger (idempotency claims). Raises :class:`LedgerError` when the
+        file cannot be written; the caller decides whether that fails open or closed."""
+        with self._lock:
+            conn = self._conn
+            if conn is None:
+                raise LedgerError(
+                    f"the ledger cannot be written ({self.degraded})",
+                    path=self.path,
+                    kind="degraded",
+                )
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
+                raise
 
     # --- recovery --------------------------------------------------------------------
 

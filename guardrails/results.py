@@ -47,6 +47,8 @@ class HookResult:
     updated_output: Any = UNSET
     additional_context: str | None = None
     system_message: str | None = None
+    #: facts about the call for the ledger (e.g. ``{"intent": ...}``); merged across hooks
+    annotations: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.decision is not None and self.decision not in _KINDS:
@@ -203,6 +205,8 @@ class Decision:
     blocked: bool = False
     halted: bool = False
     notes: list[str] = field(default_factory=list)
+    #: facts hooks attached to the call (``HookResult.annotations``), stored with it
+    annotations: dict[str, Any] | None = None
     #: hook outcomes; the dispatcher appends cheap raw tuples, ``runs`` types them
     _raw: list[Any] = field(default_factory=list, repr=False, compare=False)
 

@@ -1,5 +1,5 @@
 -- Generated from ledger/migrations and ledger/views by `make schemas`; do not edit.
--- Schema version 2.
+-- Schema version 3.
 
 CREATE TABLE _hookrails_migrations (number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);
 
@@ -82,7 +82,7 @@ CREATE TABLE tool_calls (
     started_at           TEXT NOT NULL,
     finished_at          TEXT,
     duration_ms          REAL,
-    pid                  INTEGER,            -- process that wrote the pending row (for recover)
+    pid                  INTEGER, annotations TEXT,            -- process that wrote the pending row (for recover)
     UNIQUE (session_id, tool_call_id)
 );
 

@@ -1,37 +1,102 @@
 """Built-in hooks: small callable classes, each with a ready snake_case instance.
 
-Names here are what a YAML/TOML/JSON definition can list as a hook; modules
-load only when a definition uses them, so ``import guardrails`` stays light.
+``ProtectPaths(paths=[...])`` configures one; ``protect_paths`` is the ready
+instance with defaults. In a definition file: ``protect_paths`` or
+``{use: protect_paths, with: {paths: [...]}}``. Modules load only when used, so
+``import guardrails`` stays light.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
-__all__ = ["BUILTINS", "Allow", "Ask", "Deny", "Inject", "allow", "ask", "deny"]
+__all__ = [
+    "BUILTINS",
+    "Allow",
+    "Ask",
+    "BashSideEffects",
+    "CompletionPromise",
+    "Deny",
+    "DenyCommands",
+    "IdempotencyGuard",
+    "Inject",
+    "ProtectPaths",
+    "RedactSecrets",
+    "RequireArtifacts",
+    "SchemaGuardrail",
+    "SchemaNudge",
+    "SkillDiscovery",
+    "ToolBudget",
+    "allow",
+    "ask",
+    "bash_side_effects",
+    "deny",
+    "deny_commands",
+    "idempotency_guard",
+    "protect_paths",
+    "redact_secrets",
+    "schema_guardrail",
+    "schema_nudge",
+]
 
-#: declarative name -> ``module:ClassName`` (the class's defaults give the ready instance)
+#: declarative name -> ``module:ClassName``; the class's defaults give the ready instance
 BUILTINS: dict[str, str] = {
     "allow": "guardrails.builtins._static:Allow",
     "ask": "guardrails.builtins._static:Ask",
     "deny": "guardrails.builtins._static:Deny",
     "inject": "guardrails.builtins._static:Inject",
+    "schema_guardrail": "guardrails.builtins._schema:SchemaGuardrail",
+    "schema_nudge": "guardrails.builtins._nudge:SchemaNudge",
+    "idempotency_guard": "guardrails.builtins._idempotency:IdempotencyGuard",
+    "bash_side_effects": "guardrails.builtins._shell:BashSideEffects",
+    "deny_commands": "guardrails.builtins._shell:DenyCommands",
+    "protect_paths": "guardrails.builtins._paths:ProtectPaths",
+    "tool_budget": "guardrails.builtins._budget:ToolBudget",
+    "redact_secrets": "guardrails.builtins._budget:RedactSecrets",
+    "require_artifacts": "guardrails.builtins._stop:RequireArtifacts",
+    "completion_promise": "guardrails.builtins._stop:CompletionPromise",
+    "skill_discovery": "guardrails.builtins._skills:SkillDiscovery",
 }
 
-_LAZY = {
-    "Allow": "Allow",
-    "Ask": "Ask",
-    "Deny": "Deny",
-    "Inject": "Inject",
-    "allow": "allow",
-    "ask": "ask",
-    "deny": "deny",
+#: public attribute -> module that defines it (classes and ready instances)
+_EXPORTS: dict[str, str] = {
+    "Allow": "_static",
+    "Ask": "_static",
+    "Deny": "_static",
+    "Inject": "_static",
+    "allow": "_static",
+    "ask": "_static",
+    "deny": "_static",
+    "SchemaGuardrail": "_schema",
+    "schema_guardrail": "_schema",
+    "SchemaNudge": "_nudge",
+    "schema_nudge": "_nudge",
+    "IdempotencyGuard": "_idempotency",
+    "idempotency_guard": "_idempotency",
+    "BashSideEffects": "_shell",
+    "bash_side_effects": "_shell",
+    "DenyCommands": "_shell",
+    "deny_commands": "_shell",
+    "ProtectPaths": "_paths",
+    "protect_paths": "_paths",
+    "ToolBudget": "_budget",
+    "RedactSecrets": "_budget",
+    "redact_secrets": "_budget",
+    "RequireArtifacts": "_stop",
+    "CompletionPromise": "_stop",
+    "SkillDiscovery": "_skills",
 }
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from . import _static
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'guardrails.builtins' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
-        return getattr(_static, _LAZY[name])
-    raise AttributeError(f"module 'guardrails.builtins' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
