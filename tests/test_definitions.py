@@ -24,7 +24,7 @@ from jsonschema import Draft202012Validator
 from guardrails import AgentDefinition, Guard, HookMatcher, ToolSpec
 from guardrails._hooks import CommandHook, HttpHook, resolve_hook
 from guardrails._schemagen import generated
-from guardrails.builtins import Deny
+from guardrails.builtins import BUILTINS, Deny
 from guardrails.cli import cli
 from guardrails.errors import DefinitionError
 
@@ -466,7 +466,7 @@ BAD = [
         "builtin-unknown",
         "yaml",
         "hooks:\n  PreToolUse:\n    - hooks: [denyy]\n",
-        ("unknown hook 'denyy'", "expected a built-in (allow, ask, deny, inject)"),
+        ("unknown hook 'denyy'", "expected a built-in (" + ", ".join(sorted(BUILTINS)) + ")"),
         "hooks.PreToolUse[0].hooks[0]",
         3,
     ),
