@@ -8,6 +8,7 @@ live here and in ``_dispatch``; host adapters only translate.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Awaitable, Callable
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
 __all__ = ["Guard", "HookContext", "Session", "ToolRun"]
 
 _perf = time.perf_counter
+_log = logging.getLogger("guardrails.guard")
+_NEW_TURN = frozenset({"UserPromptSubmit", "SessionStart"})
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -128,6 +131,8 @@ class ToolRun:
             body = f"Error: {self.error}"
         else:
             body = self.output if isinstance(self.output, str) else repr(self.output)
+        if self.post is not None and self.post.blocked and self.post.reason:
+            body = f"{body}\n\n{self.post.reason}"  # PostToolUse feedback for the model
         ctx = self.additional_context
         return f"{body}\n\n{ctx}" if ctx else body
 
@@ -165,6 +170,11 @@ class Session:
 
     def __repr__(self) -> str:
         return f"Session({self.session_id!r})"
+
+    def new_turn(self) -> None:
+        """A prompt (or a resumed session) starts a turn: fresh budget, a halt is over."""
+        self.turn_chars = 0
+        self.halted = None
 
     def ctx(self, b: Binding) -> HookContext:
         c = self._ctx[b.index]
@@ -259,6 +269,9 @@ class Session:
         except Exception as exc:
             post = await self.emit(_failure_event(pre_event, final, exc, t0))
             return ToolRun(tool_name, "error", pre, None, _describe(exc), exc, post, final)
+        except BaseException as exc:  # cancelled or Ctrl-C: finish the row, then let it go
+            self.emit_sync(_failure_event(pre_event, final, exc, t0, interrupt=True))
+            raise
         post = await self.emit(_post_event(pre_event, final, out, t0))
         return _finished(tool_name, pre, post, out, final)
 
@@ -291,6 +304,9 @@ class Session:
         except Exception as exc:
             post = self.emit_sync(_failure_event(pre_event, final, exc, t0))
             return ToolRun(tool_name, "error", pre, None, _describe(exc), exc, post, final)
+        except BaseException as exc:  # Ctrl-C: finish the row as interrupted, then let it go
+            self.emit_sync(_failure_event(pre_event, final, exc, t0, interrupt=True))
+            raise
         post = self.emit_sync(_post_event(pre_event, final, out, t0))
         return _finished(tool_name, pre, post, out, final)
 
@@ -360,7 +376,7 @@ def _denial(pre: Decision) -> ToolRun | None:
 
 
 def _failure_event(
-    pre: PreToolUse, final: dict[str, Any], exc: BaseException, t0: float
+    pre: PreToolUse, final: dict[str, Any], exc: BaseException, t0: float, interrupt: bool = False
 ) -> PostToolUseFailure:
     return PostToolUseFailure(
         session_id=pre.session_id,
@@ -371,6 +387,7 @@ def _failure_event(
         tool_input=final,
         tool_use_id=pre.tool_use_id,
         error=_describe(exc),
+        is_interrupt=interrupt or None,
         duration_ms=(_perf() - t0) * 1000,
     )
 
@@ -581,10 +598,19 @@ class Guard:
 
             tool_name = name or f.__name__
             sig = inspect.signature(f)
+            params = sig.parameters.values()
+            if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+                raise TypeError(f"{f.__name__}: a guarded tool takes named arguments, not *args")
+            var_kw = next((p.name for p in params if p.kind is inspect.Parameter.VAR_KEYWORD), None)
 
             def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+                """The input hooks see: every argument by name, defaults included."""
                 bound = sig.bind(*args, **kwargs)
-                return dict(bound.arguments)
+                bound.apply_defaults()
+                tool_input = dict(bound.arguments)
+                if var_kw is not None:
+                    tool_input.update(tool_input.pop(var_kw, {}))
+                return tool_input
 
             if inspect.iscoroutinefunction(f):
 
@@ -645,8 +671,8 @@ class Guard:
         if needs_async:
             decision: Decision = _run_coroutine(self._emit(event, session, owner))
             return decision
-        if name == "UserPromptSubmit":
-            session.turn_chars = 0
+        if name in _NEW_TURN:
+            session.new_turn()
         merge = Merge(event, session, self.definition.injection_budget)
         if chain:
             # the hot loop: one timing call per hook, raw tuples for no-opinion hooks
@@ -701,8 +727,8 @@ class Guard:
         if halted is not None:
             return self._recorded(halted, session, owner)
         chain, _ = self._chain(event, session)
-        if event.event_name == "UserPromptSubmit":
-            session.turn_chars = 0
+        if event.event_name in _NEW_TURN:
+            session.new_turn()
         merge = Merge(event, session, self.definition.injection_budget)
         budget = self.definition.event_budget
         start = _perf()
@@ -724,7 +750,7 @@ class Guard:
                 if b.is_async:
                     r = await asyncio.wait_for(b.fn(ev, ctx), timeout)
                 else:  # off the loop, so the timeout is enforced and the loop stays free
-                    r = await asyncio.wait_for(asyncio.to_thread(b.fn, ev, ctx), timeout)
+                    r = await asyncio.wait_for(_in_thread(b.fn, ev, ctx), timeout)
             except TimeoutError:
                 merge.fail(b, "timeout", f"no answer within {timeout:g}s", _perf() - t0)
                 continue
@@ -738,14 +764,21 @@ class Guard:
         decision = merge.finish()
         if decision.decision == "ask" and self.approver is not None:
             await self._approve(decision, session)
-        return self._recorded(decision, session, owner)
+        if self.ledger is None:
+            return self._recorded(decision, session, owner)
+        # a write can wait up to busy_timeout for another writer: not on the event loop
+        recorded: Decision = await _in_thread(self._recorded, decision, session, owner)
+        return recorded
 
     def _recorded(self, decision: Decision, session: Session, owner: bool) -> Decision:
         if owner and decision.decision == "ask":  # run_tool has nobody else to ask
             decision.decision = "deny"
             decision.reason = f"needs approval and no approver is configured: {decision.reason}"
         if self.ledger is not None:
-            self.ledger.record(decision, session, self.clock(), owner_pid=_pid(owner))
+            try:
+                self.ledger.record(decision, session, self.clock(), owner_pid=_pid(owner))
+            except Exception:  # the decision stands whatever happens to its record
+                _log.exception("hookrails: could not record %s in the ledger", decision.event_name)
         return decision
 
     # --- approvals ------------------------------------------------------------------
@@ -803,18 +836,24 @@ class Guard:
         if req is None:
             return
         import concurrent.futures
+        import threading
 
         t0 = _perf()
-        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-        future = pool.submit(_call_approver, self.approver, req)
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+        def ask() -> None:
+            try:
+                future.set_result(_call_approver(self.approver, req))
+            except BaseException as exc:
+                future.set_exception(exc)
+
+        threading.Thread(target=ask, daemon=True, name="hookrails-approver").start()
         try:
             answer, error = future.result(timeout=self.approval_timeout), None
         except concurrent.futures.TimeoutError:
             answer, error = "deny", f"no answer within {self.approval_timeout:g}s"
         except Exception as exc:
             answer, error = "deny", _describe(exc)
-        finally:
-            pool.shutdown(wait=False)
         self._settle(d, session, key, answer, error, _perf() - t0)
 
     async def _approve(self, d: Decision, session: Session) -> None:
@@ -825,9 +864,11 @@ class Guard:
             return
         t0 = _perf()
         try:
-            answer = await asyncio.wait_for(
-                asyncio.to_thread(_call_approver, self.approver, req), self.approval_timeout
-            )
+            if _is_async_callable(self.approver):  # on this loop: it may await the app's events
+                pending = self.approver(req)  # type: ignore[misc]
+            else:
+                pending = _in_thread(_call_approver, self.approver, req)
+            answer = await asyncio.wait_for(pending, self.approval_timeout)
             error = None
         except TimeoutError:
             answer, error = "deny", f"no answer within {self.approval_timeout:g}s"
@@ -848,6 +889,33 @@ def _open_ledger(ledger: Any, definition: AgentDefinition) -> Ledger | None:
     if isinstance(ledger, Ledger):
         return ledger
     return Ledger(None if ledger is True else ledger, definition=definition)
+
+
+def _in_thread(fn: Callable[..., Any], *args: Any) -> Awaitable[Any]:
+    """Run ``fn`` in a fresh daemon thread: no shared pool to queue behind (a timeout
+    counts from the start of the call) and a hung hook cannot hold up interpreter exit."""
+    import asyncio
+    import concurrent.futures
+    import threading
+
+    future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+    def run() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(fn(*args))
+        except BaseException as exc:
+            future.set_exception(exc)
+
+    threading.Thread(target=run, daemon=True, name="hookrails-hook").start()
+    return asyncio.wrap_future(future)
+
+
+def _is_async_callable(fn: Any) -> bool:
+    from ._hooks import is_async_callable
+
+    return is_async_callable(fn)
 
 
 def _call_approver(approver: Any, req: Any) -> Any:

@@ -194,3 +194,50 @@ def test_decorated_async_tool_raises_tool_denied_without_running() -> None:
     with pytest.raises(ToolDenied):
         asyncio.run(bash(command="ls"))
     assert ran == []
+
+
+def test_decorated_tool_arguments_rules_see_defaults_and_keyword_arguments() -> None:
+    from guardrails import ToolDenied
+
+    guard = Guard(
+        AgentDefinition(hooks={"PreToolUse": [HookMatcher(matcher="Bash(rm *)", hooks=[_deny])]})
+    )
+    ran: list[str] = []
+
+    @guard.tool(name="Bash")
+    def bash(command: str = "rm -rf build") -> str:
+        ran.append(command)
+        return command
+
+    @guard.tool(name="Bash")
+    def bash_kw(**kw: str) -> str:
+        ran.append(kw["command"])
+        return kw["command"]
+
+    with pytest.raises(ToolDenied):
+        bash()
+    with pytest.raises(ToolDenied):
+        bash_kw(command="rm -rf /")
+    assert bash_kw(command="ls") == "ls" and ran == ["ls"]
+
+
+def test_cancelled_tool_is_finished_as_interrupted() -> None:
+    from guardrails import PostToolUseFailure
+
+    failures: list[PostToolUseFailure] = []
+    guard = Guard(
+        AgentDefinition(
+            hooks={"PostToolUseFailure": [HookMatcher(hooks=[lambda e, c: failures.append(e)])]}
+        )
+    )
+
+    async def slow() -> str:
+        await asyncio.sleep(5)
+        return "done"
+
+    async def main() -> None:
+        await asyncio.wait_for(guard.run_tool("slow", {}, slow), 0.05)
+
+    with pytest.raises(TimeoutError):
+        asyncio.run(main())
+    assert len(failures) == 1 and failures[0].is_interrupt is True
