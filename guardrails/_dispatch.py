@@ -178,14 +178,16 @@ class Merge:
         if not b.hook.privileged and (
             r.updated_input is not None or r.updated_output is not UNSET or r.additional_context
         ):
-            self.fail(
-                b,
-                "refused",
+            refusal = (
                 f"unprivileged {b.hook.kind} hook tried to rewrite or inject "
-                "(mark it privileged: true to allow)",
-                seconds,
+                "(mark it privileged: true to allow)"
             )
-            return
+            if r.decision not in ("deny", "block", "halt"):
+                self.fail(b, "refused", refusal, seconds)
+                return
+            # the rewrite is refused, but a refusal to proceed is never lost
+            r = HookResult(r.decision, r.reason, r.hint, system_message=r.system_message)
+            self.d.notes.append(f"{b.hook.name}: {refusal}; its {r.decision} stands")
         d = self.d
         outcome = r.decision or "noop"
         kind = r.decision

@@ -31,7 +31,7 @@ from .events import (
     SubagentStop,
     UserPromptSubmit,
 )
-from .results import UNSET, Decision, HookRun
+from .results import UNSET, Decision, HookResult, HookRun
 
 if TYPE_CHECKING:
     from ._dispatch import Binding, Chain
@@ -334,6 +334,13 @@ def _new_id() -> str:
     b[8] = (b[8] & 0x3F) | 0x80
     h = b.hex()
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def _decisive(r: Any) -> bool:
+    """A late answer that refuses to proceed still counts (it could only be safer)."""
+    if isinstance(r, HookResult):
+        return r.decision in ("deny", "block", "halt")
+    return False
 
 
 def _pid(owner: bool) -> int | None:
@@ -699,7 +706,7 @@ class Guard:
                 else:
                     t1 = perf()
                     dt = t1 - t0
-                    if dt > b.timeout:
+                    if dt > b.timeout and not _decisive(r):
                         msg = f"took {dt:.3f}s, over its {b.timeout:g}s timeout"
                         merge.fail(b, "timeout", msg, dt)
                     elif r is None:

@@ -475,7 +475,7 @@ class Ledger:
                 conn.execute("BEGIN IMMEDIATE")
                 _execute(conn, ops)
                 conn.execute("COMMIT")
-            except sqlite3.Error as exc:
+            except Exception as exc:  # sqlite errors, and values SQLite refuses to bind
                 if conn.in_transaction:
                     with contextlib.suppress(sqlite3.Error):
                         conn.execute("ROLLBACK")

@@ -86,6 +86,7 @@ def guard_for(
 ) -> Guard:
     """A Guard with one matcher binding ``hooks`` to ``event``."""
     definition = AgentDefinition(hooks={event: [HookMatcher(matcher=matcher, hooks=list(hooks))]})
+    guard_kwargs.setdefault("ledger", False)  # tests never write to $HOOKRAILS_LEDGER
     return Guard(definition, **guard_kwargs)
 
 

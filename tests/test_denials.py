@@ -241,3 +241,16 @@ def test_cancelled_tool_is_finished_as_interrupted() -> None:
     with pytest.raises(TimeoutError):
         asyncio.run(main())
     assert len(failures) == 1 and failures[0].is_interrupt is True
+
+
+def test_a_late_deny_still_denies_on_the_sync_path() -> None:
+    def slow_deny(event: Any, ctx: Any) -> HookResult:
+        time.sleep(0.2)
+        return HookResult.deny("too risky")
+
+    definition = AgentDefinition(
+        hooks={"PreToolUse": [HookMatcher(hooks=[slow_deny], timeout=0.05, on_failure="continue")]}
+    )
+    tool = SpyTool()
+    run = Guard(definition).sync.run_tool("Bash", {"command": "ls"}, tool)
+    assert run.denied and run.reason == "too risky" and tool.calls == []

@@ -154,3 +154,20 @@ def test_http_hook_empty_body_has_no_opinion(server: str) -> None:
     _Handler.answers["/empty"] = (200, None)
     d = _guard({"http": f"{server}/empty"}).sync.pre_tool_use("Bash", {"command": "ls"})
     assert d.decision == "allow" and d.runs[0].outcome == "noop"
+
+
+def test_unprivileged_deny_stands_even_when_its_context_is_refused(tmp_path: Path) -> None:
+    cmd = _script(
+        tmp_path,
+        "print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse',"
+        " 'permissionDecision': 'deny', 'permissionDecisionReason': 'not rm',"
+        " 'additionalContext': 'FYI'}}))\n",
+    )
+    g = Guard(
+        AgentDefinition(
+            hooks={"PreToolUse": [HookMatcher(hooks=[{"command": cmd}], on_failure="continue")]}
+        )
+    )
+    d = g.sync.pre_tool_use("Bash", {"command": "rm -rf /"})
+    assert d.decision == "deny" and d.reason == "not rm" and d.injections == []
+    assert any("privileged" in n for n in d.notes)
