@@ -219,6 +219,8 @@ class Merge:
                 self.stopped = self.name in _BLOCK_ENDS_CHAIN
             elif kind == "ask":
                 d.notes.append(f"{b.hook.name}: ask has no meaning on {self.name}; ignored")
+            elif kind == "allow" and r.reason and not d.blocked:
+                d.reason = r.reason  # e.g. "Report found: report.md" on a stop
             if r.updated_output is not UNSET:
                 if self.name == "PostToolUse":
                     self.event = dataclasses.replace(self.event, tool_response=r.updated_output)  # type: ignore[call-arg]

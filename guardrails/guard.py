@@ -192,9 +192,13 @@ class Session:
     # --- the async core --------------------------------------------------------
 
     async def emit(self, event: Event) -> Decision:
+        if event.session_id and event.session_id != self.session_id:
+            return await self.guard.emit(event)  # another session's event: its own state
         return await self.guard._emit(self._fill(event), self)
 
     def emit_sync(self, event: Event) -> Decision:
+        if event.session_id and event.session_id != self.session_id:
+            return self.guard.emit_sync(event)
         return self.guard._emit_sync(self._fill(event), self)
 
     async def pre_tool_use(
@@ -501,6 +505,7 @@ class Guard:
         self.approval_timeout = approval_timeout
         self.clock = clock
         self.tenant = tenant
+        self.cwd = cwd
         self._index = ChainIndex(definition)
         self._sessions: dict[str, Session] = {}
         self._default = self.session(cwd=cwd)
@@ -522,7 +527,9 @@ class Guard:
         sid = session_id or _new_id()
         s = self._sessions.get(sid)
         if s is None:
-            s = self._sessions[sid] = Session(self, sid, cwd=cwd, tenant=tenant or self.tenant)
+            s = self._sessions[sid] = Session(
+                self, sid, cwd=cwd or self.cwd, tenant=tenant or self.tenant
+            )
         return s
 
     def _session_for(self, event: Event) -> Session:

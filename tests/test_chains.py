@@ -409,3 +409,30 @@ def test_events_are_routed_to_their_session_by_session_id() -> None:
         g.emit_sync(AgentStop(session_id="A"))
     assert g.emit_sync(AgentStop(session_id="B")).blocked
     assert not g.emit_sync(AgentStop(session_id="A")).blocked
+
+
+def test_sessions_inherit_the_guards_cwd() -> None:
+    g = Guard(AgentDefinition(), cwd="/srv/project")
+    assert g.session("s1").cwd == "/srv/project"
+    assert g.session("s2", cwd="/elsewhere").cwd == "/elsewhere"
+
+
+def test_an_event_naming_another_session_gets_that_sessions_state() -> None:
+    g = Guard(
+        AgentDefinition(hooks={"Stop": [HookMatcher(hooks=[lambda e, c: HookResult.block("x")])]})
+    )
+    a = g.session("A")
+    for _ in range(8):
+        a.sync.agent_stop("done?", session_id="B")
+    assert g.session("B").stop_blocks == {"": 8}
+    assert a.stop_blocks == {}
+
+
+def test_an_allow_reason_on_a_stop_event_is_kept() -> None:
+    g = Guard(
+        AgentDefinition(
+            hooks={"Stop": [HookMatcher(hooks=[lambda e, c: HookResult.allow("Report found")])]}
+        )
+    )
+    d = g.sync.agent_stop("done")
+    assert not d.blocked and d.reason == "Report found"

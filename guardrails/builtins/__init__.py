@@ -31,6 +31,7 @@ __all__ = [
     "allow",
     "ask",
     "bash_side_effects",
+    "completion_promise",
     "deny",
     "deny_commands",
     "idempotency_guard",
@@ -38,6 +39,8 @@ __all__ = [
     "redact_secrets",
     "schema_guardrail",
     "schema_nudge",
+    "skill_discovery",
+    "tool_budget",
 ]
 
 #: declarative name -> ``module:ClassName``; the class's defaults give the ready instance
@@ -86,6 +89,9 @@ _EXPORTS: dict[str, str] = {
     "RequireArtifacts": "_stop",
     "CompletionPromise": "_stop",
     "SkillDiscovery": "_skills",
+    "tool_budget": "_budget",
+    "completion_promise": "_stop",
+    "skill_discovery": "_skills",
 }
 
 
