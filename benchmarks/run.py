@@ -22,6 +22,7 @@ if str(HERE) not in sys.path:  # run as a script, sections import their siblings
 from bench_dispatch import async_dispatch, dispatch  # noqa: E402
 from bench_import import import_cost  # noqa: E402
 from bench_ledger import ledger_call, ledger_throughput  # noqa: E402
+from bench_schema import schema_guardrail_bench  # noqa: E402
 
 import guardrails  # noqa: E402
 
@@ -31,6 +32,7 @@ SECTIONS: list[Callable[[], None]] = [
     import_cost,
     ledger_call,
     ledger_throughput,
+    schema_guardrail_bench,
 ]
 
 
