@@ -27,7 +27,7 @@ class CheckReport:
 def check_definition(path: str) -> CheckReport:
     """Load and compile ``path``; list bindings; warn about matchers that match no tool."""
     definition = AgentDefinition.from_file(path)
-    guard = Guard(definition)
+    guard = Guard(definition, ledger=False)  # checking writes nothing
     report = CheckReport(definition)
     bindings = guard._index.bindings
     total = sum(len(v) for v in bindings.values())
@@ -143,7 +143,7 @@ def explain_event(
     payload: Any = None,
 ) -> Explanation:
     """Dry-run one event through the definition at ``path``."""
-    guard = Guard(path, tenant=tenant, cwd=cwd)
+    guard = Guard(path, tenant=tenant, cwd=cwd, ledger=False)  # a dry run records nothing
     if payload is not None:
         payload = {**payload, "hook_event_name": payload.get("hook_event_name", event_name)}
         event = Event.from_claude(payload)
