@@ -20,6 +20,7 @@ if str(HERE) not in sys.path:  # run as a script, sections import their siblings
     sys.path.insert(0, str(HERE))
 
 from bench_dispatch import async_dispatch, dispatch  # noqa: E402
+from bench_idempotency import idempotency_claim_bench  # noqa: E402
 from bench_import import import_cost  # noqa: E402
 from bench_ledger import ledger_call, ledger_throughput  # noqa: E402
 from bench_schema import schema_guardrail_bench  # noqa: E402
@@ -33,6 +34,7 @@ SECTIONS: list[Callable[[], None]] = [
     ledger_call,
     ledger_throughput,
     schema_guardrail_bench,
+    idempotency_claim_bench,
 ]
 
 

@@ -80,7 +80,7 @@ def test_explain_accepts_a_whole_claude_payload(tmp_path: Path) -> None:
         )
     )
     code, out, _ = _run("explain", EXAMPLE, "-e", "PreToolUse", "--payload", f"@{payload}")
-    assert code == 0 and "secrets files are read-only" in out
+    assert code == 0 and "it is a protected path" in out and ".env.local" in out
 
 
 @pytest.mark.parametrize(

@@ -48,3 +48,44 @@ def test_demo_guards_calls_and_summarises_the_ledger(tmp_path: Path) -> None:
     assert "Denied: deploy needs passing tests" in out and "-> ok      deployed" in out
     assert (tmp_path / ".hookrails" / "ledger.db").is_file()
     assert "deploy     ok       1" in out and "hookrails ledger query" in out
+
+
+def test_the_built_ins_example_loads_and_guards(tmp_path: Path) -> None:
+    """The README's built-ins YAML is a working definition: every built-in resolves."""
+    import json
+
+    from guardrails import AgentDefinition, Guard
+
+    section = README.read_text().split("## Built-in guardrails", 1)[1]
+    yaml_text = re.findall(r"```yaml\n(.*?)```", section, re.S)[0]
+    (tmp_path / "schemas").mkdir()
+    (tmp_path / "schemas" / "send_invoice.json").write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "required": ["invoice_id", "amount"],
+                "properties": {"invoice_id": {"type": "string"}, "amount": {"type": "number"}},
+            }
+        )
+    )
+    path = tmp_path / "agent.yaml"
+    path.write_text(yaml_text)
+    guard = Guard(AgentDefinition.from_file(path), cwd=str(tmp_path), ledger=False)
+    names = {b.hook.name for chain in guard._index.bindings.values() for b in chain}
+    assert {
+        "schema_guardrail",
+        "schema_nudge",
+        "idempotency_guard",
+        "bash_side_effects",
+        "deny_commands",
+        "protect_paths",
+        "tool_budget",
+        "redact_secrets",
+        "require_artifacts",
+        "completion_promise",
+        "skill_discovery",
+    } <= names
+    assert guard.sync.pre_tool_use("Bash", {"command": "git push --force"}).denied
+    assert guard.sync.pre_tool_use("send_invoice", {"invoice_id": 7}).denied
+    assert guard.sync.pre_tool_use("Write", {"file_path": ".env", "content": "x"}).denied
+    assert not guard.sync.pre_tool_use("Bash", {"command": "ls"}).denied
