@@ -184,14 +184,13 @@ def _floor_ledger_statements(conn: sqlite3.Connection) -> Callable[[Any], Any] |
         ex("BEGIN IMMEDIATE")
         ex(sql["session"], session)
         ex(sql["pre"], (sid, "bench", None, None, cid, TOOL, args, args, ahash, "allow", None,
-                        "pending", at, None, None, pid))  # fmt: skip
+                        "pending", at, None, None, pid, None))  # fmt: skip
         for hook in ("_noop", "_noop2"):
             ex(sql["hook_run"], (sid, "PreToolUse", cid, None, hook, TOOL, 100, "noop", 0.001,
                                  None, 0, at))  # fmt: skip
         ex("COMMIT")
         out = _tool(**TOOL_INPUT)
         ex("BEGIN IMMEDIATE")
-        ex(sql["session"], session)
         ex(sql["post"], (sid, "bench", None, None, cid, TOOL, args, args, ahash, "ok", result, 0,
                          len(result), None, None, at, at, 0.001))  # fmt: skip
         ex(sql["hook_run"], (sid, "PostToolUse", cid, None, "_noop_post", TOOL, 100, "noop",
