@@ -157,7 +157,8 @@ class ProtectPaths:
         cwd = event.cwd or os.getcwd()
         tool = event.tool_name
         for path, base, cmd in self._candidates(event, ctx, tool_input, cwd):
-            glob = self.protected_by(path, base)
+            # resolved against where the command runs, protected relative to the event cwd
+            glob = self.protected_by(posixpath.join(base, path), cwd)
             if glob is None:
                 continue
             shown = _shown(posixpath.join(base, path), cwd)
