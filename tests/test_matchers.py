@@ -11,7 +11,7 @@ import functools
 from typing import Any
 
 import pytest
-from hypothesis import event, given, note, settings
+from hypothesis import assume, event, given, note, settings
 from hypothesis import strategies as st
 
 import guardrails._matching as matching
@@ -768,6 +768,16 @@ def _record(expected: bool) -> None:
     event("match" if expected else "no match")
 
 
+def _compiled(source: str) -> Pattern:
+    """The pattern, or a rejected example when its braces expand past wcmatch's limit
+    (a load-time DefinitionError by design; tested on its own above)."""
+    try:
+        return Pattern(source)
+    except DefinitionError as exc:
+        assume("brace expansions" not in str(exc))
+        raise
+
+
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_name_patterns_agree_with_reference(data: st.DataObject) -> None:
@@ -777,7 +787,7 @@ def test_name_patterns_agree_with_reference(data: st.DataObject) -> None:
     note(f"subject={subject!r}")
     expected = ref_name_pattern(pattern, subject)
     _record(expected)
-    assert Pattern(pattern).matches(subject) is expected
+    assert _compiled(pattern).matches(subject) is expected
 
 
 @settings(max_examples=300, deadline=None)
@@ -789,7 +799,7 @@ def test_command_rules_agree_with_reference(data: st.DataObject) -> None:
     note(f"command={command!r}")
     expected = ref_glob(glob, command) != negated
     _record(expected)
-    pattern = Pattern(("!" if negated else "") + f"Bash({glob})")
+    pattern = _compiled(("!" if negated else "") + f"Bash({glob})")
     assert pattern.matches("Bash", {"command": command}) is expected
 
 
@@ -806,7 +816,7 @@ def test_absolute_path_rules_agree_with_reference(data: st.DataObject) -> None:
     note(f"file_path={value!r}")
     expected = ref_path_glob(glob, value, cwd)
     _record(expected)
-    assert Pattern(f"Write({glob})").matches("Write", {"file_path": value}, cwd) is expected
+    assert _compiled(f"Write({glob})").matches("Write", {"file_path": value}, cwd) is expected
 
 
 @settings(max_examples=300, deadline=None)
@@ -822,4 +832,4 @@ def test_relative_path_rules_agree_with_reference(data: st.DataObject) -> None:
     note(f"file_path={value!r}")
     expected = ref_path_glob(glob, value, cwd)
     _record(expected)
-    assert Pattern(f"Edit({glob})").matches("Edit", {"file_path": value}, cwd) is expected
+    assert _compiled(f"Edit({glob})").matches("Edit", {"file_path": value}, cwd) is expected
