@@ -45,19 +45,7 @@ LATEST = len(migrations())
 # --- helpers ------------------------------------------------------------------------------
 
 
-def rows(path: str | Path, sql: str, *params: Any) -> list[dict[str, Any]]:
-    """Read the file with a connection of its own (what another process would see)."""
-    conn = sqlite3.connect(path)
-    conn.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in conn.execute(sql, params)]
-    finally:
-        conn.close()
-
-
-def value(path: str | Path, sql: str, *params: Any) -> Any:
-    found = rows(path, sql, *params)
-    return next(iter(found[0].values())) if found else None
+from tests._db import rows, value  # noqa: E402
 
 
 def named(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:

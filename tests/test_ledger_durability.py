@@ -46,18 +46,7 @@ needs_signals = pytest.mark.skipif(sys.platform == "win32", reason="needs SIGKIL
 # --- helpers ------------------------------------------------------------------------------
 
 
-def rows(path: str | Path, sql: str, *params: Any) -> list[dict[str, Any]]:
-    conn = sqlite3.connect(path)
-    conn.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in conn.execute(sql, params)]
-    finally:
-        conn.close()
-
-
-def value(path: str | Path, sql: str, *params: Any) -> Any:
-    found = rows(path, sql, *params)
-    return next(iter(found[0].values())) if found else None
+from tests._db import rows, value  # noqa: E402
 
 
 @pytest.fixture
