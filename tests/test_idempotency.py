@@ -407,14 +407,6 @@ def test_unchecked_calls_leave_no_claim(tmp_path: Path) -> None:
 # --- shell commands (bash_side_effects' classifier) ----------------------------------------------
 
 
-@pytest.fixture
-def shell() -> None:
-    shell = pytest.importorskip("guardrails.builtins._shell")
-    if not hasattr(shell, "classify"):
-        pytest.skip("the shell classifier has not landed")
-
-
-@pytest.mark.usefixtures("shell")
 @pytest.mark.parametrize(
     ("command", "checked"),
     [
@@ -435,7 +427,6 @@ def test_shell_command_is_checked_when_it_has_side_effects(
     assert len(tool.calls) == (1 if checked else 2)
 
 
-@pytest.mark.usefixtures("shell")
 def test_shell_read_is_not_checked_even_when_the_tool_declares_side_effects(make: Make) -> None:
     tools = {"execute_bash_command": {"side_effects": True, "primary_arg": "command"}}
     guard = make(definition(tools=tools))
@@ -445,7 +436,6 @@ def test_shell_read_is_not_checked_even_when_the_tool_declares_side_effects(make
     assert len(tool.calls) == 2
 
 
-@pytest.mark.usefixtures("shell")
 def test_shell_key_ignores_description_and_timeout(make: Make) -> None:
     guard = make(definition(tools={}))
     tool = SpyTool()
