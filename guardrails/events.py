@@ -127,7 +127,7 @@ class Event:
 
     @classmethod
     def _from_payload(cls, payload: dict[str, Any]) -> Event:
-        known = _FIELDS[cls]
+        known = _fields(cls)
         kwargs: dict[str, Any] = {}
         extra: dict[str, Any] = {}
         nulls: list[str] = []
@@ -158,7 +158,7 @@ class Event:
         required fields, ``session_id`` and ``cwd`` (Claude's always do).
         """
         out: dict[str, Any] = {}
-        for name in _FIELDS[type(self)]:
+        for name in _fields(type(self)):
             value = getattr(self, name)
             if value is not None or name in self._nulls or name in self.required:
                 out[name] = value
@@ -348,14 +348,20 @@ def _wire_fields(cls: type[Event]) -> dict[str, FieldSpec]:
     }
 
 
-_FIELDS: dict[type[Event], dict[str, FieldSpec]] = {
-    cls: _wire_fields(cls) for cls in _CLASSES.values()
-}
+_FIELDS: dict[type[Event], dict[str, FieldSpec]] = {}
+
+
+def _fields(cls: type[Event]) -> dict[str, FieldSpec]:
+    """Computed on first use: ``get_type_hints`` costs a hook process milliseconds."""
+    found = _FIELDS.get(cls)
+    if found is None:
+        found = _FIELDS[cls] = _wire_fields(cls)
+    return found
 
 
 def wire_fields(name: str) -> dict[str, FieldSpec]:
     """The wire fields of an event (canonical name or alias) and how each is checked."""
-    return dict(_FIELDS[event_class(name)])
+    return dict(_fields(event_class(name)))
 
 
 def event_class(name: str) -> type[Event]:
