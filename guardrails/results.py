@@ -108,11 +108,17 @@ class HookResult:
         """
         if not isinstance(data, dict):
             raise ValueError(f"expected a dict, got {type(data).__name__}")
+        unknown = sorted(set(data) - _CLAUDE_KEYS)
+        if unknown:  # a typo (``permisionDecision``) must not pass as "no opinion"
+            raise ValueError(f"unknown key {unknown[0]!r} in a Claude hook output")
         out = cls()
         spec = data.get("hookSpecificOutput")
         if spec is not None:
             if not isinstance(spec, dict):
                 raise ValueError("hookSpecificOutput must be an object")
+            unknown = sorted(set(spec) - _CLAUDE_SPECIFIC_KEYS)
+            if unknown:
+                raise ValueError(f"unknown key {unknown[0]!r} in hookSpecificOutput")
             perm = spec.get("permissionDecision")
             if perm is not None:
                 if perm not in ("allow", "deny", "ask", "defer"):
@@ -149,6 +155,47 @@ class HookResult:
                 out.reason = _opt_str(data, "stopReason", "") or out.reason or "halted by hook"
         out.system_message = _opt_str(data, "systemMessage", "")
         return out
+
+
+#: what Claude Code (2.1.x) accepts in a hook output; anything else is a mistake
+_CLAUDE_KEYS: Final = frozenset(
+    {
+        "continue",
+        "continue_",
+        "suppressOutput",
+        "stopReason",
+        "decision",
+        "reason",
+        "systemMessage",
+        "hookSpecificOutput",
+        "async",
+        "async_",
+        "asyncTimeout",
+        "terminalSequence",
+    }
+)
+_CLAUDE_SPECIFIC_KEYS: Final = frozenset(
+    {
+        "hookEventName",
+        "permissionDecision",
+        "permissionDecisionReason",
+        "updatedInput",
+        "additionalContext",
+        "updatedToolOutput",
+        "updatedMCPToolOutput",
+        "sessionTitle",
+        "suppressOriginalPrompt",
+        "initialUserMessage",
+        "watchPaths",
+        "reloadSkills",
+        "decision",
+        "retry",
+        "action",
+        "content",
+        "worktreePath",
+        "displayContent",
+    }
+)
 
 
 def _opt_str(d: dict[str, Any], key: str, where: str) -> str | None:

@@ -437,3 +437,17 @@ def test_long_merged_context_still_validates() -> None:
 )
 def test_hook_output_schema_rejects_malformed_output(output: dict[str, Any]) -> None:
     assert not Draft202012Validator(OUTPUT_SCHEMA).is_valid(output)
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        {"permissionDecision": "deny"},
+        {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permisionDecision": "deny"}},
+        {"Decision": "block"},
+    ],
+    ids=["decision-outside-hookSpecificOutput", "typo-in-hookSpecificOutput", "wrong-case"],
+)
+def test_misshapen_claude_outputs_are_invalid_not_silently_no_opinion(output: dict) -> None:
+    with pytest.raises(ValueError, match="unknown key"):
+        HookResult.from_claude(output)
