@@ -156,25 +156,42 @@ class CommandHook:
         cwd = self.base_dir if self.base_dir and os.path.isdir(self.base_dir) else None
         import subprocess  # lazy: ~4 ms that a hook process pays only when it runs one
 
+        # its own process group, so a timeout kills the command's children too
+        proc = subprocess.Popen(
+            self.command,
+            shell=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=cwd,
+            env=env,
+            start_new_session=os.name == "posix",
+        )
         try:
-            proc = subprocess.run(
-                self.command,
-                shell=True,
-                input=json.dumps(event.to_claude()),
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                cwd=cwd,
-                env=env,
-            )
+            stdout, stderr = proc.communicate(json.dumps(event.to_claude()), timeout=timeout)
         except subprocess.TimeoutExpired:
+            _kill_group(proc)
             raise HookFailure("timeout", f"command did not finish within {timeout:g}s") from None
         if proc.returncode == 2:
-            return _block_result(event, proc.stderr.strip() or "blocked by command hook")
+            return _block_result(event, stderr.strip() or "blocked by command hook")
         if proc.returncode != 0:
-            last = (proc.stderr.strip().splitlines() or [""])[-1]
+            last = (stderr.strip().splitlines() or [""])[-1]
             raise HookFailure("error", f"command exited {proc.returncode}: {last}".rstrip(": "))
-        return _claude_output(proc.stdout, event, "command")
+        return _claude_output(stdout, event, "command")
+
+
+def _kill_group(proc: Any) -> None:
+    import signal
+
+    try:
+        if os.name == "posix":
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:  # pragma: no cover - no process groups
+            proc.kill()
+    except OSError:
+        pass
+    proc.communicate()
 
 
 class HttpHook:

@@ -793,6 +793,8 @@ class Guard:
                 self.ledger.record(decision, session, self.clock(), owner_pid=_pid(owner))
             except Exception:  # the decision stands whatever happens to its record
                 _log.exception("hookrails: could not record %s in the ledger", decision.event_name)
+        if decision.event.event_name == "SessionEnd" and session is not self._default:
+            self._sessions.pop(session.session_id, None)  # a long-running Guard forgets it
         return decision
 
     # --- approvals ------------------------------------------------------------------

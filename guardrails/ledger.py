@@ -335,6 +335,7 @@ class Ledger:
         self._sessions_seen: dict[str, float] = {}
         #: (session, tool call) -> (final arguments JSON, hash) from PreToolUse, for the post
         self._pending_args: dict[tuple[str, str | None], tuple[str, str]] = {}
+        self._names: dict[str, str] = {}
         self._reader: LedgerReader | None = None
         self._open()
 
@@ -528,6 +529,13 @@ class Ledger:
         cut = head.encode("utf-8", "surrogatepass")[:cap].decode("utf-8", "ignore")
         return json.dumps(cut + "…[truncated]", ensure_ascii=False), True, size
 
+    def _name(self, hook: str) -> str:
+        """A hook's name, redacted once (an http hook's URL may carry a token)."""
+        name = self._names.get(hook)
+        if name is None:
+            name = self._names[hook] = self._redactor.redact_text(hook)
+        return name
+
     def _text(self, value: str | None) -> str | None:
         return self._redactor.redact_text(value) if value else value
 
@@ -623,7 +631,8 @@ class Ledger:
             ops.append(
                 (
                     "hook_run",
-                    [sid, name, call_id, event_ref, r.hook, r.matcher, r.priority, r.outcome,
+                    [sid, name, call_id, event_ref, self._name(r.hook), r.matcher, r.priority,
+                     r.outcome,
                      r.duration_ms, self._text(r.error), r.injected_chars, at],
                 )
             )  # fmt: skip

@@ -436,3 +436,10 @@ def test_an_allow_reason_on_a_stop_event_is_kept() -> None:
     )
     d = g.sync.agent_stop("done")
     assert not d.blocked and d.reason == "Report found"
+
+
+def test_a_guard_forgets_a_session_once_it_ends() -> None:
+    g = Guard(AgentDefinition())
+    with g.session("s1"):
+        assert "s1" in g._sessions
+    assert "s1" not in g._sessions

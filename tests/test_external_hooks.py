@@ -171,3 +171,27 @@ def test_unprivileged_deny_stands_even_when_its_context_is_refused(tmp_path: Pat
     d = g.sync.pre_tool_use("Bash", {"command": "rm -rf /"})
     assert d.decision == "deny" and d.reason == "not rm" and d.injections == []
     assert any("privileged" in n for n in d.notes)
+
+
+def test_a_timed_out_command_hook_takes_its_children_with_it(tmp_path: Path) -> None:
+    import os
+    import time
+
+    pidfile = tmp_path / "child.pid"
+    cmd = f"sleep 30 & echo $! > {pidfile}; wait"
+    d = _guard({"command": cmd, "timeout": 0.5}).sync.pre_tool_use("Bash", {"command": "ls"})
+    assert d.decision == "deny" and d.runs[0].outcome == "timeout"
+    child = int(pidfile.read_text())
+    for _ in range(100):  # the orphan is reaped by init shortly after the kill
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        if (
+            Path(f"/proc/{child}/stat").exists()
+            and ") Z " in Path(f"/proc/{child}/stat").read_text()
+        ):
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"the command's child {child} outlived the hook's timeout")

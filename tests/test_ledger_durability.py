@@ -836,3 +836,15 @@ def test_secrets_in_outputs_far_over_the_cap_are_still_masked(db: str, position:
     assert row["result_truncated"] == 1 and row["result_bytes"] > 400_000
     assert secret not in row["tool_call_result"]
     assert secret[:20] not in row["tool_call_result"]
+
+
+def test_a_token_in_an_http_hook_url_is_not_stored(db: str) -> None:
+    token = "ghp_" + "Z9" * 20
+    hook = {"http": f"http://127.0.0.1:9/hook?access_token={token}"}
+    definition = AgentDefinition(
+        hooks={"PreToolUse": [HookMatcher(hooks=[hook], on_failure="continue")]}
+    )
+    with Ledger(db) as ledger:
+        Guard(definition, ledger=ledger).sync.pre_tool_use("Bash", {"command": "ls"})
+    hooks = [r["hook"] for r in rows(db, "SELECT hook FROM hook_runs")]
+    assert len(hooks) == 1 and token not in hooks[0]
