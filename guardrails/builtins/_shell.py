@@ -2647,9 +2647,27 @@ def _is_glob(word: str) -> bool:
 
 
 def _norm_path(word: str) -> str:
-    """``/tmp/../`` -> ``/``, ``~/`` -> ``~``, ``${HOME}/x`` -> ``$HOME/x`` (lexical)."""
+    """``/tmp/../`` -> ``/``, ``~/`` -> ``~``, ``${HOME}/x`` -> ``$HOME/x`` (lexical).
+
+    The home directory, written any way (``~``, ``$HOME``, its absolute path), and
+    every folder above it but ``/`` become ``~``: deleting them deletes home.
+    """
     if word.startswith("${HOME}"):
         word = "$HOME" + word[7:]
+    home = posixpath.normpath(posixpath.expanduser("~"))
+    expanded = None
+    if word == "~" or word.startswith("~/"):
+        expanded = home + word[1:]
+    elif word == "$HOME" or word.startswith("$HOME/"):
+        expanded = home + word[5:]
+    elif word.startswith("/"):
+        expanded = word
+    if expanded is not None and home not in ("", "/", "~"):
+        resolved = "/" + posixpath.normpath(expanded).lstrip("/")
+        if resolved == "/":
+            return "/"
+        if resolved == home or home.startswith(resolved.rstrip("/") + "/"):
+            return "~"
     if word.startswith(("/", "~", "$HOME", "./", "../")) or word in (".", ".."):
         norm = posixpath.normpath(word)
         return "/" + norm.lstrip("/") if norm.startswith("//") else norm
@@ -2668,6 +2686,7 @@ def _norm_rm(args: list[str], pattern: bool) -> list[str]:
     operands: list[str] = []
     ended = False
     for a in args:
+        a = a.replace("${HOME}", "$HOME")  # its braces are not a glob
         if ended or a == "-" or not a.startswith("-"):
             operands.append(a if _is_glob(a) else _norm_path(a))
         elif a == "--":
