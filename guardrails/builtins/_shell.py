@@ -2829,12 +2829,14 @@ class _Rule:
         pipelines: dict[int, list[int]] = {}
         for idx, cmd in enumerate(commands):
             pipelines.setdefault(cmd.pipeline, []).append(idx)
-        k = len(self.parts)
         for members in pipelines.values():
-            for start in range(len(members) - k + 1):
-                run = members[start : start + k]
-                if all(p.fullmatch(texts[m]) for p, m in zip(self.parts, run, strict=True)):
-                    return [commands[m] for m in run]
+            # in order, not necessarily adjacent: `curl x | tee f | sh` still feeds sh
+            found: list[Command] = []
+            for m in members:
+                if self.parts[len(found)].fullmatch(texts[m]):
+                    found.append(commands[m])
+                    if len(found) == len(self.parts):
+                        return found
         return None
 
 
@@ -2923,9 +2925,10 @@ class DenyCommands:
     it must match the whole command. ``*`` matches any characters, spaces
     included; a ``*`` standing alone as a word also matches no word at all.
     ``|`` separates the commands of a pipeline rule (``curl * | sh``), matched
-    against consecutive commands of one pipeline. Rules also see the commands
-    inside ``bash -c``/``sh -c``/``eval``, subshells, ``$(...)``, backticks,
-    ``xargs`` and ``find -exec``. A rule is a string or ``{rule, reason}``.
+    in order against the commands of one pipeline (others may stand between).
+    Rules also see the commands inside ``bash -c``/``sh -c``/``eval``,
+    subshells, ``$(...)``, backticks, ``xargs`` and ``find -exec``. A rule is a
+    string or ``{rule, reason}``.
 
     ``rules=None`` uses ``DEFAULT_DENY_RULES``; a list replaces them unless
     ``include_defaults=True``. ``hint`` replaces the default advice. This is a
