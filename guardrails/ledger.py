@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._canonical import input_hash
@@ -81,16 +82,27 @@ class Migration:
     sql: str
 
 
-def migrations() -> list[Migration]:
-    """Forward-only migrations from ``ledger/migrations/NNNN_name.sql``, in order."""
+_MIGRATION_NAME = re.compile(r"(\d{4})_(\w+)\.sql")
+
+
+def _migration_files() -> list[tuple[re.Match[str], Path]]:
+    """``(name match, path)`` of each migration file, in order; nothing is read."""
     from ._resources import data_path
 
-    found = []
-    for entry in sorted(os.listdir(data_path("ledger") / "migrations")):
-        m = re.fullmatch(r"(\d{4})_(\w+)\.sql", entry)
-        if m:
-            text = (data_path("ledger") / "migrations" / entry).read_text(encoding="utf-8")
-            found.append(Migration(int(m.group(1)), m.group(2), text))
+    folder = data_path("ledger") / "migrations"
+    return [
+        (m, folder / entry)
+        for entry in sorted(os.listdir(folder))
+        if (m := _MIGRATION_NAME.fullmatch(entry))
+    ]
+
+
+def migrations() -> list[Migration]:
+    """Forward-only migrations from ``ledger/migrations/NNNN_name.sql``, in order."""
+    found = [
+        Migration(int(m.group(1)), m.group(2), path.read_text(encoding="utf-8"))
+        for m, path in _migration_files()
+    ]
     numbers = [m.number for m in found]
     if numbers != list(range(1, len(found) + 1)):
         raise LedgerError(f"migrations are not numbered 0001.. without gaps: {numbers}")
@@ -128,7 +140,7 @@ def _statements(script: str) -> Iterator[str]:
         raise LedgerError(f"incomplete SQL statement: {buf.strip()[:60]!r}")
 
 
-def _apply_migrations(conn: sqlite3.Connection, path: str) -> None:
+def _apply_migrations(conn: sqlite3.Connection) -> None:
     """Bring the file to the latest schema: each migration in its own transaction."""
     import sqlite_utils
 
@@ -159,7 +171,6 @@ def _apply_migrations(conn: sqlite3.Connection, path: str) -> None:
             if conn.in_transaction:  # SQLITE_FULL and friends may have rolled back already
                 conn.execute("ROLLBACK")
             raise
-    _ = path
 
 
 def _create_views(conn: sqlite3.Connection) -> None:
@@ -176,7 +187,7 @@ def schema_sql() -> str:
     """The schema the migrations produce, as checked in at ``ledger/schema.sql``."""
     conn = sqlite3.connect(":memory:", isolation_level=None)
     try:
-        _apply_migrations(conn, ":memory:")
+        _apply_migrations(conn)
         rows = conn.execute(
             "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL "
             "AND name NOT LIKE 'sqlite_%' ORDER BY CASE type WHEN 'table' THEN 0 "
@@ -262,12 +273,14 @@ _SQL: dict[str, str] = {
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     ),
 }
-_EVENT_ID = object()
+#: placeholder in hook_run params for the id of the events row written just before
+#: (a string, so a spooled record keeps its meaning)
+_EVENT_ID = "@event_id"
 _SESSION_REFRESH = 30.0  # seconds between refreshes of sessions.last_seen_at
 _SESSION_EVENTS = frozenset({"SessionStart", "SessionEnd", "UserPromptSubmit"})
 _CACHE_LIMIT = 10_000
 #: characters beyond the cap that are still redacted, so a secret cut by the cap is caught
-_CUT_MARGIN = 4096  # placeholder in hook_run params: the id of the events row just written
+_CUT_MARGIN = 4096
 #: seconds between attempts to reopen a file that could not be opened
 _REOPEN_INTERVAL = 1.0
 
@@ -288,10 +301,7 @@ def _temp_spool(path: str) -> str:
 
 def _latest_version() -> int:
     """The newest schema version, from the migration file names alone (no reading)."""
-    from ._resources import data_path
-
-    names = os.listdir(data_path("ledger") / "migrations")
-    return sum(1 for n in names if re.fullmatch(r"\d{4}_\w+\.sql", n))
+    return len(_migration_files())
 
 
 class Ledger:
@@ -373,7 +383,7 @@ class Ledger:
                 conn.execute("PRAGMA journal_mode = WAL")
             conn.execute(f"PRAGMA synchronous = {'FULL' if self.durable else 'NORMAL'}")
             if version < latest:
-                _apply_migrations(conn, self.path)
+                _apply_migrations(conn)
         except sqlite3.Error as exc:
             conn.close()
             self._degrade(exc, _open_failure(exc, folder))
@@ -398,6 +408,11 @@ class Ledger:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def redactor(self) -> Redactor:
+        """The redactor writes go through (built-in kinds plus ``redact_patterns``)."""
+        return self._redactor
 
     @property
     def reader(self) -> LedgerReader:
@@ -655,10 +670,12 @@ class Ledger:
                 conn.execute("BEGIN IMMEDIATE")
                 yield conn
                 conn.execute("COMMIT")
-            except BaseException:
+            except BaseException as exc:
                 if conn.in_transaction:
                     with contextlib.suppress(sqlite3.Error):
                         conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise LedgerError(str(exc), path=self.path, kind=_classify(exc)) from exc
                 raise
 
     # --- recovery --------------------------------------------------------------------
@@ -809,7 +826,9 @@ def _execute(conn: sqlite3.Connection, ops: Sequence[tuple[str, list[Any]]]) -> 
     runs: list[list[Any]] = []
     for name, params in ops:
         if name == "hook_run":
-            runs.append(params if params[3] is None else [*params[:3], event_id, *params[4:]])
+            if params[3] == _EVENT_ID:
+                params = [*params[:3], event_id, *params[4:]]
+            runs.append(params)
             continue
         cur = conn.execute(_SQL[name], params)
         if name == "event":

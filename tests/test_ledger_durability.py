@@ -848,3 +848,25 @@ def test_a_token_in_an_http_hook_url_is_not_stored(db: str) -> None:
         Guard(definition, ledger=ledger).sync.pre_tool_use("Bash", {"command": "ls"})
     hooks = [r["hook"] for r in rows(db, "SELECT hook FROM hook_runs")]
     assert len(hooks) == 1 and token not in hooks[0]
+
+
+def test_spooled_hook_runs_keep_their_link_to_the_event_row(db: str) -> None:
+    definition = AgentDefinition(
+        hooks={"Stop": [HookMatcher(hooks=[lambda e, c: HookResult.block("report first")])]}
+    )
+    with Ledger(db) as ledger:
+        guard = Guard(definition, ledger=ledger)
+        guard.sync.agent_stop("done")  # written to the file
+        assert ledger._conn is not None
+        ledger._conn.execute("PRAGMA query_only = ON")
+        guard.sync.agent_stop("done again")  # spooled
+        ledger._conn.execute("PRAGMA query_only = OFF")
+        ledger.recover()
+    linked = rows(
+        db,
+        "SELECT e.payload FROM hook_runs h JOIN events e ON e.id = h.event_id ORDER BY h.id",
+    )
+    assert [json.loads(r["payload"])["last_assistant_message"] for r in linked] == [
+        "done",
+        "done again",
+    ]

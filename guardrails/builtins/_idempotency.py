@@ -595,12 +595,7 @@ class _LedgerStore:
                 )
 
     def result_json(self, value: Any, cap: int) -> str:
-        redactor = getattr(self.ledger, "_redactor", None)  # the user's patterns too
-        if redactor is None:
-            from .._redact import DEFAULT_REDACTOR
-
-            redactor = DEFAULT_REDACTOR
-        return _result_json(value, redactor, cap)
+        return _result_json(value, self.ledger.redactor, cap)  # the user's patterns too
 
 
 def _orphaned(call: tuple[Any, ...]) -> bool:
