@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from ._dispatch import ChainIndex, Merge
+from ._hooks import is_async_callable
 from .definition import AgentDefinition
 from .errors import HookFailure, ToolDenied
 from .events import (
@@ -880,7 +881,7 @@ class Guard:
             return
         t0 = _perf()
         try:
-            if _is_async_callable(self.approver):  # on this loop: it may await the app's events
+            if is_async_callable(self.approver):  # on this loop: it may await the app's events
                 pending = self.approver(req)  # type: ignore[misc]
             else:
                 pending = _in_thread(_call_approver, self.approver, req)
@@ -926,12 +927,6 @@ def _in_thread(fn: Callable[..., Any], *args: Any) -> Awaitable[Any]:
 
     threading.Thread(target=run, daemon=True, name="hookrails-hook").start()
     return asyncio.wrap_future(future)
-
-
-def _is_async_callable(fn: Any) -> bool:
-    from ._hooks import is_async_callable
-
-    return is_async_callable(fn)
 
 
 def _call_approver(approver: Any, req: Any) -> Any:

@@ -30,6 +30,7 @@ import string
 from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
+from .._matching import BUILTIN_PRIMARY_ARGS
 from ..results import HookResult
 from ._shell import Command, classify, command_of
 
@@ -47,12 +48,6 @@ DEFAULT_PROTECTED_PATHS: Final = (
     ".git/**",
 )
 
-_PATH_TOOLS: Final = {
-    "Write": "file_path",
-    "Edit": "file_path",
-    "MultiEdit": "file_path",
-    "NotebookEdit": "notebook_path",
-}
 _READ_TOOLS: Final = frozenset(
     {"Read", "Glob", "Grep", "LS", "NotebookRead", "WebFetch", "WebSearch", "TodoWrite"}
 )
@@ -181,7 +176,8 @@ class ProtectPaths:
         tool = event.tool_name
         if tool in _READ_TOOLS:
             return
-        key = _PATH_TOOLS.get(tool)
+        builtin = BUILTIN_PRIMARY_ARGS.get(tool)  # the matchers' table: Write -> file_path, ...
+        key = builtin[0] if builtin is not None and builtin[1] == "path" else None
         definition = getattr(ctx, "definition", None)
         spec = (getattr(definition, "tools", None) or {}).get(tool)
         if key is None and spec is not None and spec.arg_kind == "path" and _writes(spec):
