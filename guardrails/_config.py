@@ -26,22 +26,12 @@ from pydantic import (
 
 from .definition import AgentDefinition, HookMatcher, ToolSpec
 from .errors import DefinitionError
-from .events import EVENT_NAMES
+from .events import EVENT_NAMES, EventName
 
 __all__ = ["DefinitionModel", "definition_from_data", "json_schema", "load_definition"]
 
-EventKey = Literal[
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "UserPromptSubmit",
-    "SubagentStart",
-    "SubagentStop",
-    "AgentStop",
-    "Stop",
-    "SessionStart",
-    "SessionEnd",
-]
+#: event names a file may use: the canonical ones and the alias ``Stop``
+EventKey = Literal[EventName, "Stop"]
 
 
 class _Strict(BaseModel):

@@ -47,17 +47,7 @@ EventName: TypeAlias = Literal[
     "SessionEnd",
 ]
 
-EVENT_NAMES: tuple[str, ...] = (
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "UserPromptSubmit",
-    "SubagentStart",
-    "SubagentStop",
-    "AgentStop",
-    "SessionStart",
-    "SessionEnd",
-)
+EVENT_NAMES: tuple[str, ...] = typing.get_args(EventName)
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 _ALIASES = {"Stop": "AgentStop"}
 
