@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python examples/quickstart.py
+	$(BIN)/hookrails demo
 
 test: $(STAMP) lint typecheck pytest
 

@@ -353,6 +353,34 @@ def recover(ledger_file: str | None, config: str | None, older_than: float | Non
         )
 
 
+@cli.command()
+@click.option("--ledger", "ledger_file", type=click.Path(dir_okay=False), help="ledger file")
+@click.option("--workdir", type=click.Path(file_okay=False), help="folder the tools work in")
+@click.option("--json", "as_json", is_flag=True, help="machine output: one JSON document")
+@click.option("--show-definition", is_flag=True, help="print the bundled definition and exit")
+def demo(ledger_file: str | None, workdir: str | None, as_json: bool, show_definition: bool) -> None:
+    """Run a scripted agent session through a bundled definition on the SQLite ledger.
+
+    No model, network or key. The ledger is resolved as everywhere else
+    (--ledger, $HOOKRAILS_LEDGER, else .hookrails/ledger.db).
+    """
+    from . import _demo
+
+    if show_definition:
+        click.echo(_demo.DEMO_DEFINITION, nl=False)
+        return
+    if as_json:
+        report = _demo.run_demo(ledger_file, workdir=workdir)
+        click.echo(json.dumps(report.to_json(), indent=2, default=str))
+        return
+    click.echo("hookrails demo: a scripted support agent under the bundled definition")
+    click.echo("(see it with `hookrails demo --show-definition`)\n")
+    report = _demo.run_demo(
+        ledger_file, workdir=workdir, progress=lambda s: click.echo("\n".join(_demo.render_step(s)))
+    )
+    click.echo("\n".join(_demo.render_summary(report)))
+
+
 def main() -> None:
     cli(prog_name="hookrails")
 
