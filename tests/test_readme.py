@@ -33,8 +33,8 @@ def test_sixty_second_example_prints_what_the_readme_shows(tmp_path: Path) -> No
     assert out.strip() == expected.strip()
 
 
-def test_demo_guards_calls_and_summarises_the_ledger(tmp_path: Path) -> None:
-    """`make demo` runs examples/quickstart.py: decisions, then a ledger summary by SQL."""
+def test_quickstart_guards_calls_and_summarises_the_ledger(tmp_path: Path) -> None:
+    """examples/quickstart.py: decisions, then a ledger summary by SQL."""
     script = README.parent / "examples" / "quickstart.py"
     out = subprocess.run(
         [sys.executable, str(script)],

@@ -1,0 +1,45 @@
+"""Every runnable example runs offline (fake-model mode, no key) and shows what it promises."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+# script -> text its output must contain
+CASES = {
+    "quickstart.py": ["Denied: force-push is not allowed", "hookrails ledger query"],
+    "custom_loop.py": [
+        "Bash {'command': 'git push --force origin main'} -> denied",
+        "Write input does not match its schema",
+        "protected path",
+        "ledger: Bash denied x1, Bash ok x1, Write denied x2, Write ok x1",
+    ],
+}
+
+
+@pytest.mark.parametrize("script", sorted(CASES))
+def test_example_runs_offline(script: str, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.pop("HOOKRAILS_LEDGER", None)
+    out = subprocess.run(
+        [sys.executable, str(EXAMPLES / script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert out.returncode == 0, out.stderr
+    for needle in CASES[script]:
+        assert needle in out.stdout, f"{script}: {needle!r} not in output:\n{out.stdout}"
+
+
+def test_every_python_example_is_covered() -> None:
+    scripts = {p.name for p in EXAMPLES.glob("*.py")} - {"hooks.py", "deploy_rule.py"}
+    assert scripts <= set(CASES), f"examples without a test: {sorted(scripts - set(CASES))}"
