@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest bench schemas clean
+.PHONY: demo test lint typecheck pytest bench schemas docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -32,6 +32,9 @@ bench: $(STAMP)
 
 schemas: $(STAMP)
 	$(BIN)/python -m guardrails._schemagen
+
+docs: $(STAMP)
+	$(BIN)/python -m guardrails._clidoc
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache
