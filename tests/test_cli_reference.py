@@ -25,5 +25,7 @@ def test_reference_covers_every_command() -> None:
 
 
 def test_reference_shows_what_help_prints() -> None:
-    help_text = CliRunner().invoke(cli, ["demo", "--help"], terminal_width=88).output
-    assert help_text.splitlines()[0] in reference()
+    help_text = (
+        CliRunner().invoke(cli, ["demo", "--help"], prog_name="hookrails", terminal_width=88).output
+    )
+    assert help_text.strip() in reference()
