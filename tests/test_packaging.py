@@ -134,7 +134,7 @@ def test_wheel_declares_the_hookrails_console_script(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as zf:
         entry_points = zf.read(f"{DIST_INFO}/entry_points.txt").decode()
     assert "[console_scripts]" in entry_points
-    assert "hookrails = guardrails.cli:main" in entry_points.splitlines()
+    assert "hookrails = guardrails._entry:main" in entry_points.splitlines()
 
 
 def test_wheel_version_is_the_package_version(wheel: Path) -> None:
