@@ -12,7 +12,10 @@ __all__ = [
     "GuardrailsError",
     "HookFailure",
     "LedgerError",
+    "RunBlocked",
+    "SettingsError",
     "ToolDenied",
+    "TranscriptError",
     "format_loc",
 ]
 
@@ -123,6 +126,21 @@ class ToolDenied(GuardrailsError):
         super().__init__(f"{tool_name}: denied: {reason}")
 
 
+class RunBlocked(GuardrailsError):
+    """A hook blocked the prompt or halted the agent, in a host that can only stop a run by
+    raising (openai-agents).
+
+    ``event_name`` is the event that stopped it, ``reason`` the hook's reason and
+    ``decision`` the merged :class:`~guardrails.Decision`.
+    """
+
+    def __init__(self, event_name: str, reason: str, decision: object = None) -> None:
+        self.event_name = event_name
+        self.reason = reason
+        self.decision = decision
+        super().__init__(f"{event_name}: {reason}")
+
+
 class LedgerError(GuardrailsError):
     """The ledger cannot be opened or queried as asked.
 
@@ -134,3 +152,31 @@ class LedgerError(GuardrailsError):
         self.path = path
         self.kind = kind
         super().__init__(f"{path}: {message}" if path else message)
+
+
+class SettingsError(GuardrailsError):
+    """A Claude Code ``settings.json`` cannot be read or changed safely; it was left as it is.
+
+    ``file`` and ``line`` (1-based, when one line is to blame) say where.
+    """
+
+    def __init__(self, message: str, *, file: str, line: int | None = None) -> None:
+        self.message = message
+        self.file = file
+        self.line = line
+        where = f"{file}:{line}" if line else file
+        super().__init__(f"{where}: {message}")
+
+
+class TranscriptError(GuardrailsError):
+    """A transcript cannot be replayed: missing, unreadable, or not a Claude Code transcript.
+
+    ``file`` and ``line`` (1-based, when one line is to blame) say where.
+    """
+
+    def __init__(self, message: str, *, file: str, line: int | None = None) -> None:
+        self.message = message
+        self.file = file
+        self.line = line
+        where = f"{file}:{line}" if line else file
+        super().__init__(f"{where}: {message}")

@@ -1,0 +1,521 @@
+"""openai-agents: a Guard as tool guardrails, run hooks, and a run loop that honours stop hooks.
+
+    from guardrails.adapters.openai_agents import guard_tools, run
+
+    agent = Agent(name="ops", tools=guard_tools(guard, [bash, write_file]))
+    result = await run(guard, agent, "tidy the repo")
+    # or: await Runner.run(agent, "tidy the repo", hooks=GuardrailsRunHooks(guard))
+
+What maps to what (the Guard decides; this module only translates):
+
+- ``PreToolUse`` is a tool input guardrail. allow: ``allow``; deny, or an ``ask`` the
+  Guard's approver does not allow: ``reject_content`` with the reason and hint (the
+  tool never runs, the model reads why); halt: ``raise_exception`` (the SDK raises
+  ``ToolInputGuardrailTripwireTriggered``, ``output_info`` is our Decision).
+- A rewrite (``updated_input``) cannot be expressed by a guardrail. ``guard_tools``
+  therefore also wraps each tool's ``on_invoke_tool`` and feeds the tool the rewritten
+  arguments. The bare guardrails of ``tool_guardrails`` cannot, so they refuse a
+  rewritten call and tell the model the rewritten input to call with (ledger:
+  ``error``), rather than run the input the hook meant to change.
+- ``PostToolUse`` / ``PostToolUseFailure``: in ``guard_tools``, the wrapped invoker
+  emits them and returns the output with ``updated_output`` and every injected context
+  (and a PostToolUse block reason) applied; the tool's own output guardrails run on that.
+  It also installs a failure formatter that records the exception and then answers as
+  the tool's own failure policy would, so a failed call is a ``PostToolUseFailure``
+  with the real exception (a call the SDK times out: ``interrupted``). The bare output
+  guardrail sees only the output, so a failure the SDK turned into a message is a
+  ``PostToolUse``; it changes what the model reads with ``reject_content``. A halt on
+  a post event raises :class:`~guardrails.errors.RunBlocked`.
+- ``GuardrailsRunHooks`` (a ``RunHooks``): ``SessionStart`` and ``UserPromptSubmit``
+  at the start of a run, ``AgentStop`` in ``on_agent_end``, ``SessionEnd`` after it.
+  A RunHooks cannot change the input or keep a finished run going: a blocked prompt or
+  a halt raises ``RunBlocked``; prompt context is recorded but cannot reach the model;
+  a blocked stop is recorded and kept in ``last_stop``. ``run()`` does the rest: it
+  emits the prompt event itself (context goes in as a developer message) and, while
+  the Guard blocks the stop, runs the agent again on its history plus the reason as a
+  user message (the Guard lets a stop through after 8 consecutive blocks).
+
+Sessions: one ``Runner.run`` is one session (keyed by the run's ``Usage`` object, which
+every context of a run shares), unless a ``session_id`` is passed; one ``run()`` is one
+session across its re-runs. Every call reaches the ledger once, keyed by its
+``call_id``: denied calls as ``denied``, the rest ``ok`` or ``error``.
+
+Not guarded: hosted tools (web search, file search, code interpreter) run at OpenAI;
+the SDK offers tool guardrails only for function tools (shell, computer and
+apply_patch tools have none); the tools it builds from ``mcp_servers`` each turn never
+pass through ``guard_tools``. ``ask`` is settled by the Guard's approver, not by the
+SDK's ``needs_approval`` interruptions. No SubagentStart/SubagentStop: handoffs stay in
+one run (``agent_type`` on every event is the acting agent's name).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import time
+import weakref
+from collections.abc import Iterable, Sequence
+from typing import Any, Final
+
+from agents import (
+    Agent,
+    FunctionTool,
+    RunContextWrapper,
+    RunHooks,
+    Runner,
+    RunResult,
+    Tool,
+    ToolGuardrailFunctionOutput,
+    ToolInputGuardrail,
+    ToolInputGuardrailData,
+    ToolOutputGuardrail,
+    ToolOutputGuardrailData,
+)
+from agents.run_context import AgentHookContext
+from agents.tool import (
+    maybe_invoke_function_tool_failure_error_function,
+    set_function_tool_failure_error_function,
+)
+from agents.tool_context import ToolContext
+
+from ..errors import RunBlocked
+from ..events import PostToolUse, PostToolUseFailure, PreToolUse
+from ..guard import Guard, Session, ToolRun
+from ..results import UNSET, Decision
+
+__all__ = ["GuardrailsRunHooks", "RunBlocked", "guard_tools", "run", "tool_guardrails"]
+
+_PRE_NAME: Final = "hookrails_pre_tool_use"
+_POST_NAME: Final = "hookrails_post_tool_use"
+
+
+# --- which session a run belongs to, and the calls in flight ----------------------------
+
+
+@dataclasses.dataclass
+class _Call:
+    pre: Decision
+    tool_input: dict[str, Any]
+
+
+class _Runs:
+    """Per Guard: the session of each ``Runner.run`` and the calls between pre and post."""
+
+    def __init__(self, guard: Guard) -> None:
+        self._guard = weakref.ref(guard)
+        self._sessions: dict[int, tuple[weakref.ref[Any], Session]] = {}
+        self.calls: dict[tuple[str, str], _Call] = {}
+        self.errors: dict[tuple[str, str], BaseException] = {}
+
+    def session(self, ctx: RunContextWrapper[Any], session_id: str | None) -> tuple[Session, bool]:
+        """The run's session, and whether this is the first time the run is seen.
+
+        Every context of one run (agent hooks, tool contexts) shares its ``Usage``
+        object, so its identity names the run.
+        """
+        guard = self._guard()
+        if guard is None:  # pragma: no cover - the rails hold their Guard
+            raise RuntimeError("the Guard is gone")
+        usage = ctx.usage
+        key = id(usage)
+        hit = self._sessions.get(key)
+        if hit is not None and hit[0]() is usage:
+            return (hit[1] if session_id is None else guard.session(session_id)), False
+        session = guard.session(session_id)
+
+        def forget(ref: weakref.ref[Any], key: int = key) -> None:
+            current = self._sessions.get(key)
+            if current is not None and current[0] is ref:
+                del self._sessions[key]
+
+        self._sessions[key] = (weakref.ref(usage, forget), session)
+        return session, True
+
+
+_RUNS: weakref.WeakKeyDictionary[Guard, _Runs] = weakref.WeakKeyDictionary()
+
+
+def _runs(guard: Guard) -> _Runs:
+    runs = _RUNS.get(guard)
+    if runs is None:
+        runs = _RUNS[guard] = _Runs(guard)
+    return runs
+
+
+# --- the guardrails and the wrapped invoker ---------------------------------------------
+
+
+class _Rails:
+    """One Guard's PreToolUse guardrail, PostToolUse guardrail and tool wrapper."""
+
+    def __init__(self, guard: Guard, session_id: str | None, *, wraps: bool) -> None:
+        self.session_id = session_id
+        self.wraps = wraps  # tools get our invoker, which applies rewrites and emits post events
+        self.runs = _runs(guard)
+        self.input: ToolInputGuardrail[Any] = ToolInputGuardrail(self._pre, name=_PRE_NAME)
+        self.output: ToolOutputGuardrail[Any] = ToolOutputGuardrail(self._post, name=_POST_NAME)
+
+    def _session(self, ctx: RunContextWrapper[Any]) -> Session:
+        return self.runs.session(ctx, self.session_id)[0]
+
+    async def _pre(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
+        ctx = data.context
+        session = self._session(ctx)
+        key = (session.session_id, ctx.tool_call_id)
+        call = self.runs.calls.get(key)
+        if call is not None:  # guardrails can run twice for one call (before approval, at run)
+            return ToolGuardrailFunctionOutput.allow(output_info=call.pre)
+        pre = await _pre_tool_use(session, ctx, data.agent)
+        if pre.halted:
+            return ToolGuardrailFunctionOutput.raise_exception(output_info=pre)
+        if pre.decision != "allow":
+            return ToolGuardrailFunctionOutput.reject_content(_denied(ctx.tool_name, pre), pre)
+        call = _Call(pre, pre.tool_input or {})
+        if pre.updated_input is not None and not self.wraps:
+            return await self._unapplied_rewrite(session, ctx, call)
+        self.runs.calls[key] = call
+        return ToolGuardrailFunctionOutput.allow(output_info=pre)
+
+    async def _unapplied_rewrite(
+        self, session: Session, ctx: ToolContext[Any], call: _Call
+    ) -> ToolGuardrailFunctionOutput:
+        """Running the input a hook meant to change would be worse than not running it."""
+        rewritten = json.dumps(call.tool_input, ensure_ascii=False)
+        error = (
+            "a hook rewrote the input, and this tool is not wrapped by guard_tools, "
+            "so the rewrite could not be applied"
+        )
+        await session.emit(
+            PostToolUseFailure(
+                tool_name=ctx.tool_name,
+                tool_input=call.tool_input,
+                tool_use_id=ctx.tool_call_id,
+                agent_type=call.pre.event.agent_type,
+                error=f"RewriteNotApplied: {error}",
+            )
+        )
+        message = f"Not run: {error}. Call {ctx.tool_name} again with this input: {rewritten}"
+        return ToolGuardrailFunctionOutput.reject_content(message, call.pre)
+
+    async def _post(self, data: ToolOutputGuardrailData) -> ToolGuardrailFunctionOutput:
+        ctx = data.context
+        session = self._session(ctx)
+        call = self.runs.calls.pop((session.session_id, ctx.tool_call_id), None)
+        post = await session.emit(_post_event(ctx, data.agent, call, data.output, None))
+        if post.halted:
+            return ToolGuardrailFunctionOutput.raise_exception(output_info=post)
+        amended = _amended(data.output, post, call)
+        if amended is data.output:
+            return ToolGuardrailFunctionOutput.allow(output_info=post)
+        return ToolGuardrailFunctionOutput.reject_content(_text(amended), post)
+
+    # --- guard_tools: the wrapped invoker and the failure formatter ---------------------
+
+    def attach(self, tool: FunctionTool) -> FunctionTool:
+        original = getattr(tool, "_hookrails_original", tool)
+        guarded = dataclasses.replace(  # the copy rebinds the SDK's invoker to itself
+            tool,
+            tool_input_guardrails=[*_others(tool.tool_input_guardrails), self.input],
+            tool_output_guardrails=_others(tool.tool_output_guardrails) or None,
+        )
+        inner = guarded.on_invoke_tool
+        if isinstance(inner, _Invoker):  # guarded before: guard it afresh
+            inner = inner.inner
+            bind = getattr(inner, "__agents_bind_function_tool__", None)
+            if callable(bind):
+                inner = bind(guarded)
+        guarded.on_invoke_tool = _Invoker(self, inner)
+        set_function_tool_failure_error_function(guarded, self._formatter(original))
+        guarded._hookrails_original = original  # type: ignore[attr-defined]
+        return guarded
+
+    def _formatter(self, original: FunctionTool) -> Any:
+        """Record the exception for the post event, then answer as the tool's own policy
+        would (its formatter, the SDK default, ``RunConfig.tool_error_formatter``)."""
+
+        async def format_failure(ctx: RunContextWrapper[Any], error: Exception) -> str:
+            if isinstance(ctx, ToolContext):
+                key = (self._session(ctx).session_id, ctx.tool_call_id)
+                self.runs.errors[key] = error
+            text = await maybe_invoke_function_tool_failure_error_function(
+                function_tool=original, context=ctx, error=error
+            )
+            if text is None:  # the tool wants failures to end the run
+                raise error
+            return text
+
+        return format_failure
+
+
+class _Invoker:
+    """A guarded tool's ``on_invoke_tool``: runs the rewritten input, emits the post event."""
+
+    def __init__(self, rails: _Rails, inner: Any) -> None:
+        self.rails = rails
+        self.inner = inner
+
+    async def __call__(self, ctx: ToolContext[Any], arguments: str) -> Any:
+        runs = self.rails.runs
+        session = self.rails._session(ctx)
+        key = (session.session_id, ctx.tool_call_id)
+        call = runs.calls.pop(key, None)
+        if call is None:  # our input guardrail did not run (removed, or a resumed call)
+            pre = await _pre_tool_use(session, ctx, ctx.agent)
+            if pre.halted:
+                raise RunBlocked("PreToolUse", pre.reason or "halted", pre)
+            if pre.decision != "allow":
+                return _denied(ctx.tool_name, pre)
+            call = _Call(pre, pre.tool_input or {})
+        if call.pre.updated_input is not None:
+            arguments = json.dumps(call.tool_input, ensure_ascii=False)
+            if getattr(ctx, "_function_tool_arguments", None) is not None:
+                ctx._function_tool_arguments = None  # prepared from the model's arguments
+        runs.errors.pop(key, None)
+        t0 = time.perf_counter()
+        try:
+            output = await self.inner(ctx, arguments)
+        except Exception as exc:  # the tool wants failures to end the run: record, re-raise
+            runs.errors.pop(key, None)
+            await session.emit(_post_event(ctx, ctx.agent, call, None, exc, t0))
+            raise
+        except asyncio.CancelledError as exc:  # finish the row without awaiting, then let it go
+            runs.errors.pop(key, None)
+            session.emit_sync(_post_event(ctx, ctx.agent, call, None, exc, t0))
+            raise
+        error = runs.errors.pop(key, None)  # set by our formatter: the SDK answered for it
+        post = await session.emit(_post_event(ctx, ctx.agent, call, output, error, t0))
+        if post.halted:
+            raise RunBlocked(post.event_name, post.reason or "halted", post)
+        return _amended(output, post, call)
+
+
+def _others(guardrails: Iterable[Any] | None) -> list[Any]:
+    return [g for g in guardrails or () if g.get_name() not in (_PRE_NAME, _POST_NAME)]
+
+
+# --- events -------------------------------------------------------------------------------
+
+
+async def _pre_tool_use(session: Session, ctx: ToolContext[Any], agent: Any) -> Decision:
+    tool_input, raw = _arguments(ctx.tool_arguments)
+    event = PreToolUse(
+        session_id=session.session_id,
+        cwd=session.cwd,
+        tool_name=ctx.tool_name,
+        tool_input=tool_input,
+        tool_use_id=ctx.tool_call_id,
+        agent_type=getattr(agent, "name", None),
+    )
+    if raw is not None:  # the SDK will refuse these arguments; hooks may still want to see them
+        event.extra["tool_arguments"] = raw
+    # owner=True, as in run_tool: this process runs the tool, so an ask no approver settles
+    # is a denial, and the pending row carries our pid for `hookrails ledger recover`
+    return await session.guard._emit(event, session, owner=True)
+
+
+def _post_event(
+    ctx: ToolContext[Any],
+    agent: Any,
+    call: _Call | None,
+    output: Any,
+    error: BaseException | None,
+    t0: float | None = None,
+) -> PostToolUse | PostToolUseFailure:
+    tool_input = call.tool_input if call is not None else _arguments(ctx.tool_arguments)[0]
+    fields: dict[str, Any] = {
+        "tool_name": ctx.tool_name,
+        "tool_input": tool_input,
+        "tool_use_id": ctx.tool_call_id,
+        "agent_type": getattr(agent, "name", None),
+    }
+    if t0 is not None:
+        fields["duration_ms"] = (time.perf_counter() - t0) * 1000
+    if error is None:
+        return PostToolUse(tool_response=output, **fields)
+    interrupted = isinstance(error, asyncio.CancelledError) or None
+    text = f"{type(error).__name__}: {error}"
+    return PostToolUseFailure(error=text, is_interrupt=interrupted, **fields)
+
+
+def _arguments(raw: str) -> tuple[dict[str, Any], str | None]:
+    """The arguments as a dict, and the raw text when they are not a JSON object."""
+    try:
+        value = json.loads(raw) if raw else {}
+    except ValueError:
+        return {}, raw
+    return (value, None) if isinstance(value, dict) else ({}, raw)
+
+
+def _denied(tool_name: str, pre: Decision) -> str:
+    return ToolRun(tool_name, "denied", pre, tool_input=pre.event.tool_input).for_model()
+
+
+def _amended(output: Any, post: Decision, call: _Call | None) -> Any:
+    """What the model reads: the (rewritten) output, a post block reason, injected context.
+
+    The output itself when nothing changed, so structured outputs keep their type.
+    """
+    extras = [post.reason] if post.blocked and post.reason else []
+    for d in (call.pre if call is not None else None, post):
+        if d is not None and d.additional_context:
+            extras.append(d.additional_context)
+    if post.updated_output is UNSET and not extras:
+        return output
+    body = output if post.updated_output is UNSET else post.updated_output
+    return "\n\n".join([_text(body), *extras])
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+# --- the public API -------------------------------------------------------------------------
+
+
+def guard_tools(
+    guard: Guard, tools: Sequence[Tool], *, session_id: str | None = None
+) -> list[Tool]:
+    """Guarded copies of the function tools in ``tools`` (other tools pass through as they are).
+
+    Each copy carries our PreToolUse input guardrail (after the tool's own, so a call
+    they reject is not recorded as pending) and an ``on_invoke_tool`` that runs the
+    rewritten input and emits the post events. ``session_id`` fixes the session;
+    otherwise each ``Runner.run`` is one (see ``GuardrailsRunHooks`` and ``run``).
+    """
+    rails = _Rails(guard, session_id, wraps=True)
+    return [rails.attach(t) if isinstance(t, FunctionTool) else t for t in tools]
+
+
+def tool_guardrails(
+    guard: Guard, *, session_id: str | None = None
+) -> tuple[ToolInputGuardrail[Any], ToolOutputGuardrail[Any]]:
+    """The PreToolUse input guardrail and the PostToolUse output guardrail, for tools you
+    build yourself (``@function_tool(tool_input_guardrails=[pre], tool_output_guardrails=[post])``).
+
+    Attach both. Without ``guard_tools``'s wrapper they cannot apply a rewritten input
+    (the call is refused) nor tell a failure from an output (see the module docs).
+    """
+    rails = _Rails(guard, session_id, wraps=False)
+    return rails.input, rails.output
+
+
+class GuardrailsRunHooks(RunHooks[Any]):
+    """Prompt, stop and session events for ``Runner.run(..., hooks=GuardrailsRunHooks(guard))``.
+
+    ``session_id`` fixes the session (and then no SessionStart/SessionEnd is sent:
+    the session outlives the run); otherwise each run is a session. ``prompts=False``
+    leaves the prompt event to the caller (``run`` does). ``last_stop`` is the latest
+    AgentStop decision: a RunHooks cannot keep a finished run going, ``run`` can.
+    """
+
+    def __init__(
+        self, guard: Guard, *, session_id: str | None = None, prompts: bool = True
+    ) -> None:
+        self.guard = guard
+        self.session_id = session_id
+        self.prompts = prompts
+        self.last_stop: Decision | None = None
+        self._runs = _runs(guard)
+
+    async def on_agent_start(self, context: AgentHookContext[Any], agent: Agent[Any]) -> None:
+        session, first = self._runs.session(context, self.session_id)
+        if not first:
+            return  # a handoff: the same run, the same prompt
+        owned = self.session_id is None
+        if owned:
+            await session.session_start("startup", agent_type=agent.name)
+        if not self.prompts:
+            return
+        prompt = _prompt(context.turn_input)
+        if prompt is None:
+            return
+        d = await session.user_prompt_submit(prompt, agent_type=agent.name)
+        if d.blocked or d.halted:
+            if owned:
+                await session.session_end("prompt_input_exit", agent_type=agent.name)
+            raise RunBlocked("UserPromptSubmit", d.reason or "blocked", d)
+
+    async def on_agent_end(
+        self, context: AgentHookContext[Any], agent: Agent[Any], output: Any
+    ) -> None:
+        session, _ = self._runs.session(context, self.session_id)
+        self.last_stop = await session.agent_stop(
+            _text(output),
+            stop_hook_active=bool(session.stop_blocks.get("")),
+            agent_type=agent.name,
+        )
+        if self.session_id is None:
+            await session.session_end("other", agent_type=agent.name)
+
+
+async def run(
+    guard: Guard,
+    agent: Agent[Any],
+    input: str | list[Any],
+    *,
+    session_id: str | None = None,
+    **runner_kwargs: Any,
+) -> RunResult:
+    """``Runner.run`` under the Guard, with the prompt and stop events honoured.
+
+    The prompt event runs first (blocked: :class:`~guardrails.errors.RunBlocked`, the
+    agent never starts; context: added as a developer message). While the Guard blocks
+    the stop, the agent runs again on its history plus the reason as a user message.
+    Other keyword arguments go to ``Runner.run`` (``hooks`` is ours).
+    """
+    if "hooks" in runner_kwargs:
+        raise TypeError("run() passes its own GuardrailsRunHooks; use Runner.run for your own")
+    owned = session_id is None
+    session = guard.session(session_id)
+    hooks = GuardrailsRunHooks(guard, session_id=session.session_id, prompts=False)
+    items: str | list[Any] = input
+    name = agent.name
+    if owned:
+        await session.session_start("startup", agent_type=name)
+    try:
+        prompt = _prompt([{"role": "user", "content": input}] if isinstance(input, str) else input)
+        if prompt is not None:
+            d = await session.user_prompt_submit(prompt, agent_type=name)
+            if d.blocked or d.halted:
+                raise RunBlocked("UserPromptSubmit", d.reason or "blocked", d)
+            if d.additional_context:
+                items = [*_as_items(input), {"role": "developer", "content": d.additional_context}]
+        while True:
+            hooks.last_stop = None
+            result = await Runner.run(agent, items, hooks=hooks, **runner_kwargs)
+            stop = hooks.last_stop
+            if stop is None or not stop.blocked or session.halted:
+                return result
+            items = [*result.to_input_list(), {"role": "user", "content": stop.reason or ""}]
+            agent = result.last_agent
+    finally:
+        if owned:
+            await session.session_end("other", agent_type=name)
+
+
+def _as_items(input: str | list[Any]) -> list[Any]:
+    return [{"role": "user", "content": input}] if isinstance(input, str) else list(input)
+
+
+def _prompt(items: Sequence[Any]) -> str | None:
+    """The text of the last user message in a list of input items."""
+    for item in reversed(items):
+        role = item.get("role") if isinstance(item, dict) else getattr(item, "role", None)
+        if role != "user":
+            continue
+        content = item.get("content") if isinstance(item, dict) else getattr(item, "content", None)
+        if isinstance(content, str):
+            return content
+        parts = []
+        for part in content or ():
+            text = part.get("text") if isinstance(part, dict) else getattr(part, "text", None)
+            if isinstance(text, str):
+                parts.append(text)
+        return "\n".join(parts)
+    return None

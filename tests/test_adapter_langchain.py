@@ -1,0 +1,398 @@
+"""The LangChain v1 middleware against the real ``create_agent`` graph and a scripted chat model.
+
+No network and no key: ``ScriptedChat`` is LangChain's ``GenericFakeChatModel`` with
+tool binding, and it keeps every request so a test reads what the model was sent next.
+Core cases run through both ``invoke`` (sync hooks) and ``ainvoke`` (async hooks).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.tools import BaseTool, tool
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+
+from guardrails import AgentDefinition, Guard, HookMatcher, HookResult, Ledger, always_allow
+from guardrails.adapters.langchain import GuardrailsMiddleware
+from guardrails.builtins import CompletionPromise, schema_guardrail, schema_nudge
+from guardrails.testing import RecordingHook
+
+from ._db import rows
+
+BASH_SCHEMA = {
+    "type": "object",
+    "properties": {"command": {"type": "string"}},
+    "required": ["command"],
+    "additionalProperties": False,
+    "examples": [{"command": "ls -la"}],
+}
+
+
+class ScriptedChat(GenericFakeChatModel):
+    """Answers with the scripted messages in order and records each request."""
+
+    requests: list[list[BaseMessage]] = []
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChat:  # type: ignore[override]
+        return self
+
+    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> Any:
+        self.requests.append(list(messages))
+        return super()._generate(messages, *args, **kwargs)
+
+
+def _model(*replies: AIMessage | str) -> ScriptedChat:
+    return ScriptedChat(messages=iter(replies))
+
+
+def _calls_tool(*calls: tuple[str, dict[str, Any]]) -> AIMessage:
+    return AIMessage(
+        content="",
+        tool_calls=[{"name": n, "args": a, "id": f"call_{i}"} for i, (n, a) in enumerate(calls)],
+    )
+
+
+def _bash(calls: list[str], fail: bool = False) -> BaseTool:
+    @tool
+    def bash(command: str) -> str:
+        """Run a shell command."""
+        calls.append(command)
+        if fail:
+            raise RuntimeError(f"{command}: exploded")
+        return f"ran: {command}"
+
+    return bash
+
+
+def _guard(tmp_path: Path, hooks: dict[str, list[Any]], **kwargs: Any) -> Guard:
+    definition = AgentDefinition(
+        name="ops",
+        tools={"bash": {"schema": BASH_SCHEMA, "primary_arg": "command"}},
+        hooks={event: [HookMatcher(hooks=list(fns))] for event, fns in hooks.items()},
+    )
+    return Guard(definition, ledger=Ledger(tmp_path / "ledger.db"), **kwargs)
+
+
+def _invoke(
+    model: ScriptedChat,
+    tools: list[BaseTool],
+    guard: Guard,
+    prompt: str = "go",
+    mode: str = "sync",
+    middleware: Sequence[AgentMiddleware[Any, Any, Any]] = (),
+    **kwargs: Any,
+) -> list[BaseMessage]:
+    mw = [GuardrailsMiddleware(guard), *middleware]
+    agent = create_agent(model, tools=tools, middleware=mw, **kwargs.pop("agent", {}))
+    state = {"messages": [HumanMessage(prompt)]}
+    out = (
+        agent.invoke(state, **kwargs)
+        if mode == "sync"
+        else asyncio.run(agent.ainvoke(state, **kwargs))
+    )
+    return list(out["messages"])
+
+
+def _tool_messages(messages: list[BaseMessage]) -> dict[str, ToolMessage]:
+    return {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
+
+
+def _calls(tmp_path: Path) -> list[dict[str, Any]]:
+    return rows(
+        tmp_path / "ledger.db",
+        "select session_id, tool_call_id, status, decision, final_arguments, error_message "
+        "from tool_calls order by started_at, tool_call_id",
+    )
+
+
+def _deny_rm(event: Any, ctx: Any) -> HookResult | None:
+    if event.tool_input.get("command", "").startswith("rm "):
+        return HookResult.deny("rm is not allowed", hint="Move the file to ./trash instead.")
+    return None
+
+
+def _ask(event: Any, ctx: Any) -> HookResult:
+    return HookResult.ask("touches production")
+
+
+def _halt(event: Any, ctx: Any) -> HookResult:
+    return HookResult.halt("the budget is spent")
+
+
+def _crash(event: Any, ctx: Any) -> None:
+    raise RuntimeError("hook crashed")
+
+
+MODES = ["sync", "async"]
+DENYING: dict[str, Callable[..., Any]] = {
+    "deny": _deny_rm,
+    "ask without approver": _ask,
+    "halt": _halt,
+    "failing hook": _crash,
+}
+
+
+# --- PreToolUse ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("path", sorted(DENYING))
+def test_a_denied_call_never_runs_and_the_model_reads_why(
+    tmp_path: Path, mode: str, path: str
+) -> None:
+    calls: list[str] = []
+    guard = _guard(tmp_path, {"PreToolUse": [DENYING[path]]})
+    model = _model(_calls_tool(("bash", {"command": "rm -rf build"})), "ok")
+    messages = _invoke(model, [_bash(calls)], guard, mode=mode)
+    assert calls == []
+    answer = _tool_messages(messages)["call_0"]
+    assert answer.status == "error" and str(answer.content).startswith("Denied: ")
+    assert [(r["tool_call_id"], r["status"]) for r in _calls(tmp_path)] == [("call_0", "denied")]
+
+
+def test_the_denial_carries_the_reason_and_the_hint(tmp_path: Path) -> None:
+    guard = _guard(tmp_path, {"PreToolUse": [_deny_rm]})
+    model = _model(_calls_tool(("bash", {"command": "rm -rf build"})), "ok")
+    _invoke(model, [_bash([])], guard)
+    told = model.requests[1][-1]
+    assert isinstance(told, ToolMessage)
+    assert told.content == "Denied: rm is not allowed\nMove the file to ./trash instead."
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_allowed_call_runs_and_the_model_reads_its_output(tmp_path: Path, mode: str) -> None:
+    calls: list[str] = []
+    guard = _guard(tmp_path, {"PreToolUse": [_deny_rm]})
+    model = _model(_calls_tool(("bash", {"command": "ls"})), "ok")
+    _invoke(model, [_bash(calls)], guard, mode=mode)
+    assert calls == ["ls"]
+    told = model.requests[1][-1]
+    assert isinstance(told, ToolMessage) and told.content == "ran: ls" and told.status == "success"
+
+
+def test_an_approver_settles_an_ask(tmp_path: Path) -> None:
+    calls: list[str] = []
+    guard = _guard(tmp_path, {"PreToolUse": [_ask]}, approver=always_allow)
+    _invoke(_model(_calls_tool(("bash", {"command": "deploy"})), "ok"), [_bash(calls)], guard)
+    assert calls == ["deploy"]
+
+
+def _dry_run(event: Any, ctx: Any) -> HookResult | None:
+    command = event.tool_input.get("command", "")
+    if command.startswith("terraform apply") and "--dry-run" not in command:
+        return HookResult.modify(input={"command": command + " --dry-run"})
+    return None
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_rewrite_runs_the_rewritten_input(tmp_path: Path, mode: str) -> None:
+    calls: list[str] = []
+    guard = _guard(tmp_path, {"PreToolUse": [_dry_run]})
+    model = _model(_calls_tool(("bash", {"command": "terraform apply"})), "ok")
+    messages = _invoke(model, [_bash(calls)], guard, mode=mode)
+    assert calls == ["terraform apply --dry-run"]
+    assert _tool_messages(messages)["call_0"].content == "ran: terraform apply --dry-run"
+    assert _calls(tmp_path)[0]["final_arguments"] == '{"command": "terraform apply --dry-run"}'
+
+
+def test_a_schema_denial_reaches_the_model_with_the_instruction_and_an_example(
+    tmp_path: Path,
+) -> None:
+    calls: list[str] = []
+    guard = _guard(tmp_path, {"PreToolUse": [schema_guardrail]})
+    model = _model(_calls_tool(("bash", {"cmd": "ls"})), "ok")
+    _invoke(model, [_bash(calls)], guard)
+    told = str(model.requests[1][-1].content)
+    assert calls == []
+    assert "bash input does not match its schema" in told
+    assert "Call bash again with input that matches its schema" in told
+    assert 'Example of a valid input: {"command": "ls -la"}' in told
+
+
+# --- post events ----------------------------------------------------------------------------------
+
+
+def _nudge(event: Any, ctx: Any) -> HookResult:
+    return HookResult.inject("Tip: prefer ls -la.")
+
+
+def _shorten(event: Any, ctx: Any) -> HookResult:
+    return HookResult.modify(output="[output withheld]")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_post_nudge_reaches_the_model_after_the_output(tmp_path: Path, mode: str) -> None:
+    guard = _guard(tmp_path, {"PostToolUse": [_nudge]})
+    model = _model(_calls_tool(("bash", {"command": "ls"})), "ok")
+    _invoke(model, [_bash([])], guard, mode=mode)
+    assert model.requests[1][-1].content == "ran: ls\n\nTip: prefer ls -la."
+
+
+def test_updated_output_replaces_the_content(tmp_path: Path) -> None:
+    guard = _guard(tmp_path, {"PostToolUse": [_shorten]})
+    model = _model(_calls_tool(("bash", {"command": "ls"})), "ok")
+    _invoke(model, [_bash([])], guard)
+    assert model.requests[1][-1].content == "[output withheld]"
+
+
+def test_a_tool_error_message_is_a_failure_and_gets_the_schema_nudge(tmp_path: Path) -> None:
+    guard = _guard(tmp_path, {"PostToolUseFailure": [schema_nudge]})
+    model = _model(_calls_tool(("bash", {"cmd": "ls"})), "ok")  # LangChain rejects the args
+    _invoke(model, [_bash([])], guard)
+    told = model.requests[1][-1]
+    assert isinstance(told, ToolMessage) and told.status == "error"
+    assert "command: Field required" in str(told.content)  # LangChain's own message
+    assert 'Example of a valid input: {"command": "ls -la"}' in str(told.content)  # our nudge
+    assert [r["status"] for r in _calls(tmp_path)] == ["error"]
+
+
+def test_a_tool_exception_is_recorded_and_raised_again(tmp_path: Path) -> None:
+    failure = RecordingHook()
+    guard = _guard(tmp_path, {"PostToolUseFailure": [failure]})
+    model = _model(_calls_tool(("bash", {"command": "make"})), "ok")
+    with pytest.raises(RuntimeError, match="make: exploded"):
+        _invoke(model, [_bash([], fail=True)], guard)
+    assert [e.error for e in failure.events] == ["RuntimeError: make: exploded"]
+    assert [(r["status"], r["error_message"]) for r in _calls(tmp_path)] == [
+        ("error", "make: exploded")
+    ]
+
+
+def test_a_command_result_gets_the_nudge_in_its_tool_message(tmp_path: Path) -> None:
+    @tool
+    def remember(note: str) -> Command[Any]:
+        """Remember a note."""
+        return Command(update={"messages": [ToolMessage("noted", tool_call_id="call_0")]})
+
+    guard = _guard(tmp_path, {"PostToolUse": [_nudge]})
+    model = _model(_calls_tool(("remember", {"note": "x"})), "ok")
+    messages = _invoke(model, [remember], guard)
+    assert _tool_messages(messages)["call_0"].content == "noted\n\nTip: prefer ls -la."
+
+
+# --- the ledger -----------------------------------------------------------------------------------
+
+
+def test_every_call_reaches_the_ledger_once_with_its_status(tmp_path: Path) -> None:
+    guard = _guard(tmp_path, {"PreToolUse": [_deny_rm]})
+    model = _model(
+        _calls_tool(
+            ("bash", {"command": "rm -rf /"}), ("bash", {"command": "ls"}), ("bash", {"cmd": "x"})
+        ),
+        "ok",
+    )
+    _invoke(model, [_bash([])], guard)
+    found = {r["tool_call_id"]: (r["status"], r["decision"]) for r in _calls(tmp_path)}
+    assert found == {
+        "call_0": ("denied", "deny"),
+        "call_1": ("ok", "allow"),
+        "call_2": ("error", "allow"),
+    }
+    assert len({r["session_id"] for r in _calls(tmp_path)}) == 1
+
+
+def test_pre_and_post_events_share_the_call_id(tmp_path: Path) -> None:
+    pre, post = RecordingHook(), RecordingHook()
+    guard = _guard(tmp_path, {"PreToolUse": [pre], "PostToolUse": [post]})
+    _invoke(_model(_calls_tool(("bash", {"command": "ls"})), "ok"), [_bash([])], guard)
+    assert [e.tool_use_id for e in pre.events] == [e.tool_use_id for e in post.events] == ["call_0"]
+    assert post.events[0].tool_response == "ran: ls"
+
+
+# --- sessions -----------------------------------------------------------------------------------
+
+
+def test_each_invocation_is_a_session_and_a_thread_is_one(tmp_path: Path) -> None:
+    guard = _guard(tmp_path, {})
+    for n in range(2):
+        model = _model(
+            AIMessage("", tool_calls=[{"name": "bash", "args": {"command": "ls"}, "id": f"a{n}"}]),
+            "ok",
+        )
+        _invoke(model, [_bash([])], guard)
+    saver = InMemorySaver()
+    for n in range(2):
+        model = _model(
+            AIMessage("", tool_calls=[{"name": "bash", "args": {"command": "ls"}, "id": f"t{n}"}]),
+            "ok",
+        )
+        config = {"configurable": {"thread_id": "thread-7"}}
+        _invoke(model, [_bash([])], guard, agent={"checkpointer": saver}, config=config)
+    sessions = {r["tool_call_id"]: r["session_id"] for r in _calls(tmp_path)}
+    assert sessions["a0"] != sessions["a1"]
+    assert sessions["t0"] == sessions["t1"] == "thread-7"
+    ended = rows(
+        tmp_path / "ledger.db", "select session_id from sessions where ended_at is not null"
+    )
+    assert {r["session_id"] for r in ended} == {sessions["a0"], sessions["a1"]}
+
+
+# --- prompt, halt and stop -----------------------------------------------------------------------
+
+
+def _block_prompt(event: Any, ctx: Any) -> HookResult | None:
+    return HookResult.block("no deploys on Friday") if "deploy" in event.prompt else None
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_blocked_prompt_ends_the_agent_with_the_reason(tmp_path: Path, mode: str) -> None:
+    guard = _guard(
+        tmp_path,
+        {"UserPromptSubmit": [_block_prompt], "AgentStop": [lambda e, c: HookResult.block("x")]},
+    )
+    model = _model("deploying")
+    messages = _invoke(model, [_bash([])], guard, prompt="deploy it", mode=mode)
+    assert model.requests == []
+    assert isinstance(messages[-1], AIMessage)
+    assert messages[-1].content == "Prompt blocked: no deploys on Friday"
+
+
+def test_prompt_context_reaches_the_model_after_the_prompt(tmp_path: Path) -> None:
+    guard = _guard(tmp_path, {"UserPromptSubmit": [lambda e, c: HookResult.inject("Use make.")]})
+    model = _model("ok")
+    _invoke(model, [_bash([])], guard, prompt="build it")
+    assert [(type(m).__name__, m.content) for m in model.requests[0]] == [
+        ("HumanMessage", "build it"),
+        ("HumanMessage", "Use make."),
+    ]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_halt_ends_the_agent_before_its_next_model_call(tmp_path: Path, mode: str) -> None:
+    guard = _guard(tmp_path, {"PreToolUse": [_halt]})
+    model = _model(_calls_tool(("bash", {"command": "ls"})), "never asked")
+    messages = _invoke(model, [_bash([])], guard, mode=mode)
+    assert len(model.requests) == 1
+    assert messages[-1].content == "Halted: the budget is spent"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_stop_hook_holds_the_agent_until_the_promise_appears(tmp_path: Path, mode: str) -> None:
+    guard = _guard(tmp_path, {"AgentStop": [CompletionPromise("DONE", max_iterations=5)]})
+    model = _model("halfway", "still going", "finished <promise>DONE</promise>")
+    messages = _invoke(model, [_bash([])], guard, mode=mode)
+    assert len(model.requests) == 3
+    sent_back = model.requests[1][-1]
+    assert isinstance(sent_back, HumanMessage) and "<promise>DONE</promise>" in sent_back.content
+    assert messages[-1].content == "finished <promise>DONE</promise>"
+    stops = rows(
+        tmp_path / "ledger.db", "select decision from events where event = 'AgentStop' order by id"
+    )
+    assert [s["decision"] for s in stops] == ["block", "block", "allow"]
+
+
+def test_the_guards_block_cap_ends_a_stop_hook_that_never_lets_go(tmp_path: Path) -> None:
+    guard = _guard(tmp_path, {"AgentStop": [lambda e, c: HookResult.block("keep going")]})
+    model = _model(*[f"try {n}" for n in range(9)])
+    messages = _invoke(model, [_bash([])], guard)
+    assert len(model.requests) == 9  # 8 consecutive blocks, then the Guard lets it stop
+    assert messages[-1].content == "try 8"

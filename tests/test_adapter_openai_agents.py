@@ -1,0 +1,426 @@
+"""The openai-agents adapter against the SDK's real Runner, driven by its ScriptedModel.
+
+No network and no key: ``agents.testing.ScriptedModel`` implements the SDK's ``Model``
+interface and records every request, so each test reads what the model was sent next.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agents import (
+    Agent,
+    FunctionTool,
+    RunConfig,
+    Runner,
+    ToolInputGuardrailTripwireTriggered,
+    UserError,
+    function_tool,
+)
+from agents.testing import ScriptedModel, assistant_message, function_call
+
+from guardrails import AgentDefinition, Guard, HookMatcher, HookResult, Ledger, always_allow
+from guardrails.adapters.openai_agents import (
+    GuardrailsRunHooks,
+    RunBlocked,
+    guard_tools,
+    run,
+    tool_guardrails,
+)
+from guardrails.builtins import CompletionPromise, schema_guardrail
+from guardrails.testing import RecordingHook
+
+from ._db import rows
+
+CONFIG = RunConfig(tracing_disabled=True)
+BASH_SCHEMA = {
+    "type": "object",
+    "properties": {"command": {"type": "string"}},
+    "required": ["command"],
+    "additionalProperties": False,
+    "examples": [{"command": "ls -la"}],
+}
+
+
+def _bash(calls: list[str], fail: bool = False) -> FunctionTool:
+    @function_tool
+    def bash(command: str) -> str:
+        """Run a shell command."""
+        calls.append(command)
+        if fail:
+            raise RuntimeError(f"{command}: exploded")
+        return f"ran: {command}"
+
+    return bash
+
+
+def _guard(tmp_path: Path, hooks: dict[str, list[Any]], **kwargs: Any) -> Guard:
+    definition = AgentDefinition(
+        name="ops",
+        tools={"bash": {"schema": BASH_SCHEMA, "primary_arg": "command"}},
+        hooks={event: [HookMatcher(hooks=list(fns))] for event, fns in hooks.items()},
+    )
+    return Guard(definition, ledger=Ledger(tmp_path / "ledger.db"), **kwargs)
+
+
+def _calls(tmp_path: Path) -> list[dict[str, Any]]:
+    return rows(
+        tmp_path / "ledger.db",
+        "select session_id, tool_call_id, status, decision, final_arguments, error_message "
+        "from tool_calls order by started_at, tool_call_id",
+    )
+
+
+def _outputs(model: ScriptedModel, call: int = 1) -> dict[str, str]:
+    """The tool results the model was sent in request ``call`` (0-based), by call id."""
+    items = model.calls[call].input
+    return {i["call_id"]: i["output"] for i in items if i.get("type") == "function_call_output"}
+
+
+def _tool_turn(*calls: tuple[str, dict[str, Any]]) -> list[Any]:
+    return [function_call(name, args, call_id=f"call_{n}") for n, (name, args) in enumerate(calls)]
+
+
+def _run(agent: Agent[Any], prompt: str = "go", **kwargs: Any) -> Any:
+    return asyncio.run(Runner.run(agent, prompt, run_config=CONFIG, **kwargs))
+
+
+def _deny_rm(event: Any, ctx: Any) -> HookResult | None:
+    if event.tool_input.get("command", "").startswith("rm "):
+        return HookResult.deny("rm is not allowed", hint="Move the file to ./trash instead.")
+    return None
+
+
+def _dry_run(event: Any, ctx: Any) -> HookResult | None:
+    command = event.tool_input.get("command", "")
+    if command.startswith("terraform apply") and "--dry-run" not in command:
+        return HookResult.modify(input={"command": command + " --dry-run"})
+    return None
+
+
+def _ask(event: Any, ctx: Any) -> HookResult:
+    return HookResult.ask("touches production")
+
+
+def _halt(event: Any, ctx: Any) -> HookResult:
+    return HookResult.halt("the budget is spent")
+
+
+def _crash(event: Any, ctx: Any) -> None:
+    raise RuntimeError("hook crashed")
+
+
+def _rewrite(event: Any, ctx: Any) -> HookResult:
+    return HookResult.modify(input={"command": "echo safe"})
+
+
+# --- PreToolUse ------------------------------------------------------------------------------
+
+
+def _bare(tool: FunctionTool, guard: Guard) -> FunctionTool:
+    pre, post = tool_guardrails(guard)
+    return dataclasses.replace(tool, tool_input_guardrails=[pre], tool_output_guardrails=[post])
+
+
+def _wrapper_only(tool: FunctionTool, guard: Guard) -> FunctionTool:
+    guarded = guard_tools(guard, [tool])[0]
+    assert isinstance(guarded, FunctionTool)
+    guarded.tool_input_guardrails = None  # the invoker must deny on its own
+    return guarded
+
+
+def _guarded(tool: FunctionTool, guard: Guard) -> FunctionTool:
+    guarded = guard_tools(guard, [tool])[0]
+    assert isinstance(guarded, FunctionTool)
+    return guarded
+
+
+ATTACH: dict[str, Callable[[FunctionTool, Guard], FunctionTool]] = {
+    "guard_tools": _guarded,
+    "bare guardrails": _bare,
+    "invoker without guardrail": _wrapper_only,
+}
+DENYING = {"deny": _deny_rm, "ask without approver": _ask, "failing hook": _crash}
+
+
+@pytest.mark.parametrize("attach", sorted(ATTACH))
+@pytest.mark.parametrize("path", sorted(DENYING))
+def test_a_denied_call_never_runs_and_the_model_reads_why(
+    tmp_path: Path, attach: str, path: str
+) -> None:
+    calls: list[str] = []
+    guard = _guard(tmp_path, {"PreToolUse": [DENYING[path]]})
+    model = ScriptedModel(
+        [_tool_turn(("bash", {"command": "rm -rf build"})), [assistant_message("ok")]]
+    )
+    _run(Agent(name="ops", model=model, tools=[ATTACH[attach](_bash(calls), guard)]))
+    assert calls == []
+    assert _outputs(model)["call_0"].startswith("Denied: ")
+    assert [(r["tool_call_id"], r["status"]) for r in _calls(tmp_path)] == [("call_0", "denied")]
+
+
+def test_the_denial_carries_the_reason_and_the_hint(tmp_path: Path) -> None:
+    guard = _guard(tmp_path, {"PreToolUse": [_deny_rm]})
+    model = ScriptedModel(
+        [_tool_turn(("bash", {"command": "rm -rf build"})), [assistant_message("ok")]]
+    )
+    _run(Agent(name="ops", model=model, tools=guard_tools(guard, [_bash([])])))
+    assert _outputs(model)["call_0"] == (
+        "Denied: rm is not allowed\nMove the file to ./trash instead."
+    )
+
+
+@pytest.mark.parametrize("attach", ["guard_tools", "bare guardrails"])
+def test_a_halt_raises_the_sdk_tripwire_and_the_call_never_runs(
+    tmp_path: Path, attach: str
+) -> None:
+    calls: list[str] = []
+    guard = _guard(tmp_path, {"PreToolUse": [_halt]})
+    model = ScriptedModel([_tool_turn(("bash", {"command": "ls"}))])
+    agent = Agent(name="ops", model=model, tools=[ATTACH[attach](_bash(calls), guard)])
+    with pytest.raises(ToolInputGuardrailTripwireTriggered) as caught:
+        _run(agent)
+    assert calls == []
+    assert caught.value.output.output_info.reason == "the budget is spent"
+    assert [r["status"] for r in _calls(tmp_path)] == ["denied"]
+
+
+def test_an_allowed_call_runs_and_the_model_reads_its_output(tmp_path: Path) -> None:
+    calls: list[str] = []
+    guard = _guard(tmp_path, {"PreToolUse": [_deny_rm]})
+    model = ScriptedModel([_tool_turn(("bash", {"command": "ls"})), [assistant_message("ok")]])
+    _run(Agent(name="ops", model=model, tools=guard_tools(guard, [_bash(calls)])))
+    assert calls == ["ls"]
+    assert _outputs(model) == {"call_0": "ran: ls"}
+
+
+def test_an_approver_settles_an_ask(tmp_path: Path) -> None:
+    calls: list[str] = []
+    guard = _guard(tmp_path, {"PreToolUse": [_ask]}, approver=always_allow)
+    model = ScriptedModel([_tool_turn(("bash", {"command": "deploy"})), [assistant_message("ok")]])
+    _run(Agent(name="ops", model=model, tools=guard_tools(guard, [_bash(calls)])))
+    assert calls == ["deploy"]
+
+
+def test_guard_tools_runs_the_rewritten_input(tmp_path: Path) -> None:
+    calls: list[str] = []
+    guard = _guard(tmp_path, {"PreToolUse": [_dry_run]})
+    model = ScriptedModel(
+        [_tool_turn(("bash", {"command": "terraform apply"})), [assistant_message("ok")]]
+    )
+    _run(Agent(name="ops", model=model, tools=guard_tools(guard, [_bash(calls)])))
+    assert calls == ["terraform apply --dry-run"]
+    assert _outputs(model) == {"call_0": "ran: terraform apply --dry-run"}
+    assert _calls(tmp_path)[0]["final_arguments"] == '{"command": "terraform apply --dry-run"}'
+
+
+def test_bare_guardrails_refuse_a_rewrite_and_tell_the_model_the_new_input(
+    tmp_path: Path,
+) -> None:
+    calls: list[str] = []
+    guard = _guard(tmp_path, {"PreToolUse": [_rewrite]})
+    model = ScriptedModel(
+        [_tool_turn(("bash", {"command": "rm -rf /"})), [assistant_message("ok")]]
+    )
+    _run(Agent(name="ops", model=model, tools=[_bare(_bash(calls), guard)]))
+    assert calls == []
+    assert _outputs(model)["call_0"].endswith('again with this input: {"command": "echo safe"}')
+    assert [r["status"] for r in _calls(tmp_path)] == ["error"]
+
+
+def test_a_schema_denial_reaches_the_model_with_the_instruction_and_an_example(
+    tmp_path: Path,
+) -> None:
+    calls: list[str] = []
+    guard = _guard(tmp_path, {"PreToolUse": [schema_guardrail]})
+    model = ScriptedModel([_tool_turn(("bash", {"cmd": "ls"})), [assistant_message("ok")]])
+    _run(Agent(name="ops", model=model, tools=guard_tools(guard, [_bash(calls)])))
+    told = _outputs(model)["call_0"]
+    assert calls == []
+    assert "bash input does not match its schema" in told
+    assert "Call bash again with input that matches its schema" in told
+    assert 'Example of a valid input: {"command": "ls -la"}' in told
+
+
+# --- post events ---------------------------------------------------------------------------------
+
+
+def _nudge(event: Any, ctx: Any) -> HookResult:
+    return HookResult.inject("Tip: prefer ls -la.")
+
+
+def _shorten(event: Any, ctx: Any) -> HookResult:
+    return HookResult.modify(output="[output withheld]")
+
+
+@pytest.mark.parametrize("attach", ["guard_tools", "bare guardrails"])
+def test_a_post_nudge_reaches_the_model_after_the_output(tmp_path: Path, attach: str) -> None:
+    guard = _guard(tmp_path, {"PostToolUse": [_nudge]})
+    model = ScriptedModel([_tool_turn(("bash", {"command": "ls"})), [assistant_message("ok")]])
+    _run(Agent(name="ops", model=model, tools=[ATTACH[attach](_bash([]), guard)]))
+    assert _outputs(model) == {"call_0": "ran: ls\n\nTip: prefer ls -la."}
+
+
+@pytest.mark.parametrize("attach", ["guard_tools", "bare guardrails"])
+def test_updated_output_replaces_what_the_model_reads(tmp_path: Path, attach: str) -> None:
+    guard = _guard(tmp_path, {"PostToolUse": [_shorten]})
+    model = ScriptedModel([_tool_turn(("bash", {"command": "ls"})), [assistant_message("ok")]])
+    _run(Agent(name="ops", model=model, tools=[ATTACH[attach](_bash([]), guard)]))
+    assert _outputs(model) == {"call_0": "[output withheld]"}
+
+
+def test_a_failing_tool_is_a_post_tool_use_failure_with_the_real_exception(
+    tmp_path: Path,
+) -> None:
+    failure = RecordingHook(HookResult.inject("Check the path first."))
+    guard = _guard(tmp_path, {"PostToolUseFailure": [failure]})
+    model = ScriptedModel([_tool_turn(("bash", {"command": "make"})), [assistant_message("ok")]])
+    _run(Agent(name="ops", model=model, tools=guard_tools(guard, [_bash([], fail=True)])))
+    assert [e.error for e in failure.events] == ["RuntimeError: make: exploded"]
+    told = _outputs(model)["call_0"]
+    assert told.startswith("An error occurred while running the tool")  # the SDK's own answer
+    assert told.endswith("\n\nCheck the path first.")
+    [row] = _calls(tmp_path)
+    assert (row["status"], row["error_message"]) == ("error", "make: exploded")
+
+
+def test_a_tool_that_raises_is_recorded_before_the_run_fails(tmp_path: Path) -> None:
+    guard = _guard(tmp_path, {})
+
+    @function_tool(failure_error_function=None)
+    def bash(command: str) -> str:
+        """Run a shell command."""
+        raise RuntimeError("no shell")
+
+    model = ScriptedModel([_tool_turn(("bash", {"command": "ls"}))])
+    with pytest.raises(UserError, match="no shell"):  # the SDK's wrapper around it
+        _run(Agent(name="ops", model=model, tools=guard_tools(guard, [bash])))
+    assert [(r["status"], r["error_message"]) for r in _calls(tmp_path)] == [("error", "no shell")]
+
+
+# --- the ledger -------------------------------------------------------------------------------
+
+
+def test_every_call_reaches_the_ledger_once_with_its_status(tmp_path: Path) -> None:
+    guard = _guard(tmp_path, {"PreToolUse": [_deny_rm]})
+    ok, failing = _bash([]), _bash([], fail=True)
+    failing.name = "flaky"
+    model = ScriptedModel(
+        [
+            _tool_turn(
+                ("bash", {"command": "rm -rf /"}),
+                ("bash", {"command": "ls"}),
+                ("flaky", {"command": "x"}),
+            ),
+            [assistant_message("ok")],
+        ]
+    )
+    _run(Agent(name="ops", model=model, tools=guard_tools(guard, [ok, failing])))
+    found = {r["tool_call_id"]: (r["status"], r["decision"]) for r in _calls(tmp_path)}
+    assert found == {
+        "call_0": ("denied", "deny"),
+        "call_1": ("ok", "allow"),
+        "call_2": ("error", "allow"),
+    }
+    assert len({r["session_id"] for r in _calls(tmp_path)}) == 1
+
+
+def test_pre_and_post_events_share_the_call_id(tmp_path: Path) -> None:
+    pre, post = RecordingHook(), RecordingHook()
+    guard = _guard(tmp_path, {"PreToolUse": [pre], "PostToolUse": [post]})
+    model = ScriptedModel([_tool_turn(("bash", {"command": "ls"})), [assistant_message("ok")]])
+    _run(Agent(name="ops", model=model, tools=guard_tools(guard, [_bash([])])))
+    assert [e.tool_use_id for e in pre.events] == [e.tool_use_id for e in post.events] == ["call_0"]
+    assert post.events[0].tool_response == "ran: ls"
+
+
+# --- sessions, prompt and stop ------------------------------------------------------------
+
+
+def test_each_runner_run_is_one_session_unless_one_is_given(tmp_path: Path) -> None:
+    guard = _guard(tmp_path, {})
+    tools = guard_tools(guard, [_bash([])])
+    for n in range(2):
+        model = ScriptedModel(
+            [[function_call("bash", {"command": "ls"}, call_id=f"a{n}")], [assistant_message("ok")]]
+        )
+        _run(Agent(name="ops", model=model, tools=tools), hooks=GuardrailsRunHooks(guard))
+    for n in range(2):
+        model = ScriptedModel(
+            [[function_call("bash", {"command": "ls"}, call_id=f"b{n}")], [assistant_message("ok")]]
+        )
+        hooks = GuardrailsRunHooks(guard, session_id="fixed")
+        _run(Agent(name="ops", model=model, tools=tools), hooks=hooks)
+    sessions = {r["tool_call_id"]: r["session_id"] for r in _calls(tmp_path)}
+    assert sessions["a0"] != sessions["a1"]
+    assert sessions["b0"] == sessions["b1"] == "fixed"
+    ended = rows(
+        tmp_path / "ledger.db", "select session_id from sessions where ended_at is not null"
+    )
+    assert {r["session_id"] for r in ended} == {sessions["a0"], sessions["a1"]}
+
+
+def _block_prompt(event: Any, ctx: Any) -> HookResult | None:
+    return HookResult.block("no deploys on Friday") if "deploy" in event.prompt else None
+
+
+def test_a_blocked_prompt_stops_the_run_before_the_model_is_called(tmp_path: Path) -> None:
+    guard = _guard(tmp_path, {"UserPromptSubmit": [_block_prompt]})
+    for start in ("hooks", "run"):
+        model = ScriptedModel([[assistant_message("deploying")]])
+        agent = Agent(name="ops", model=model, tools=guard_tools(guard, [_bash([])]))
+        with pytest.raises(RunBlocked, match="no deploys on Friday") as caught:
+            if start == "hooks":
+                _run(agent, "deploy it", hooks=GuardrailsRunHooks(guard))
+            else:
+                asyncio.run(run(guard, agent, "deploy it", run_config=CONFIG))
+        assert caught.value.event_name == "UserPromptSubmit"
+        assert model.calls == ()
+
+
+def test_run_adds_prompt_context_as_a_developer_message(tmp_path: Path) -> None:
+    guard = _guard(tmp_path, {"UserPromptSubmit": [lambda e, c: HookResult.inject("Use make.")]})
+    model = ScriptedModel([[assistant_message("ok")]])
+    asyncio.run(run(guard, Agent(name="ops", model=model), "build it", run_config=CONFIG))
+    assert model.calls[0].input == [
+        {"role": "user", "content": "build it"},
+        {"role": "developer", "content": "Use make."},
+    ]
+
+
+def test_run_holds_the_agent_until_the_promise_appears(tmp_path: Path) -> None:
+    guard = _guard(tmp_path, {"AgentStop": [CompletionPromise("DONE", max_iterations=5)]})
+    model = ScriptedModel(
+        [[assistant_message("halfway")], [assistant_message("finished <promise>DONE</promise>")]]
+    )
+    result = asyncio.run(run(guard, Agent(name="ops", model=model), "build it", run_config=CONFIG))
+    assert result.final_output == "finished <promise>DONE</promise>"
+    sent_back = model.calls[1].input[-1]
+    assert sent_back["role"] == "user" and "<promise>DONE</promise>" in sent_back["content"]
+    stops = rows(
+        tmp_path / "ledger.db", "select decision from events where event = 'AgentStop' order by id"
+    )
+    assert [s["decision"] for s in stops] == ["block", "allow"]
+
+
+def test_run_lets_the_stop_through_at_the_guards_block_cap(tmp_path: Path) -> None:
+    guard = _guard(tmp_path, {"AgentStop": [lambda e, c: HookResult.block("keep going")]})
+    model = ScriptedModel([[assistant_message(f"try {n}")] for n in range(9)])
+    result = asyncio.run(run(guard, Agent(name="ops", model=model), "go", run_config=CONFIG))
+    assert result.final_output == "try 8"
+    assert len(model.calls) == 9  # 8 consecutive blocks, then the Guard lets it stop
+
+
+def test_run_hooks_record_a_blocked_stop_but_cannot_continue_the_run(tmp_path: Path) -> None:
+    guard = _guard(tmp_path, {"AgentStop": [lambda e, c: HookResult.block("not yet")]})
+    hooks = GuardrailsRunHooks(guard)
+    model = ScriptedModel([[assistant_message("done?")]])
+    result = _run(Agent(name="ops", model=model), hooks=hooks)
+    assert result.final_output == "done?"
+    assert hooks.last_stop is not None and hooks.last_stop.blocked
+    assert hooks.last_stop.reason == "not yet"
