@@ -119,7 +119,19 @@ def compile_glob(glob: str, *, path: bool = False) -> re.Pattern[str]:
         ) from None
 
 
+#: (glob, path?) -> the regexes wcmatch translated it to. A hook process preloads this from
+#: its compiled-definition cache (``_defcache``), so it needs no wcmatch import.
+GLOB_TRANSLATIONS: dict[tuple[str, bool], list[str]] = {}
+
+
 def _translate(glob: str, path: bool) -> list[str]:
+    known = GLOB_TRANSLATIONS.get((glob, path))
+    if known is None:
+        known = GLOB_TRANSLATIONS[(glob, path)] = _wcmatch_translate(glob, path)
+    return known
+
+
+def _wcmatch_translate(glob: str, path: bool) -> list[str]:
     if path:
         from wcmatch import glob as wglob
 
