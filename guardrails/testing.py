@@ -13,6 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._fake_messages import (
+    FakeMessagesAPI,
+    MessagesRequest,
+    claude_cli_env,
+    text_block,
+    tool_use,
+)
 from .definition import AgentDefinition, HookMatcher
 from .events import Event, event_class
 from .guard import Guard
@@ -20,12 +27,17 @@ from .results import Decision
 
 __all__ = [
     "FakeClock",
+    "FakeMessagesAPI",
+    "MessagesRequest",
     "RecordingHook",
     "SpyTool",
     "assert_allowed",
     "assert_denied",
+    "claude_cli_env",
     "guard_for",
     "make_event",
+    "text_block",
+    "tool_use",
 ]
 
 

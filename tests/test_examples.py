@@ -20,6 +20,29 @@ CASES = {
         "protected path",
         "ledger: Bash denied x1, Bash ok x1, Write denied x2, Write ok x1",
     ],
+    "openai_agents_example.py": [
+        "model: scripted (offline)",
+        'Example of a valid input: {"command": "ls -la"}',
+        "write_file on .env denied",
+        "final: Notes written and checked. <promise>DONE</promise>",
+        "stops: block, allow",
+    ],
+    "langchain_example.py": [
+        "model: scripted (offline)",
+        'Example of a valid input: {"command": "ls -la"}',
+        "-> (would run) $ git push --dry-run origin main",
+        "Denied: Command denied by rule 'rm -rf *'",
+        "stops: block, allow",
+    ],
+    "claude_agent_sdk_agent.py": [
+        "model: scripted (offline)",
+        "PreToolUse:Bash hook error: Bash input does not match its schema",
+        'Example of a valid input: {"command": "ls -la"',
+        "Command denied by rule 'git push --force *'",
+        "it is a protected path",
+        "Bash   ok      x2",
+        "stops: block, allow",
+    ],
 }
 
 
