@@ -63,6 +63,24 @@ def test_example_runs_offline(script: str, tmp_path: Path) -> None:
         assert needle in out.stdout, f"{script}: {needle!r} not in output:\n{out.stdout}"
 
 
+def test_claude_code_example_settings_are_what_install_writes(tmp_path: Path) -> None:
+    """The example's .claude/settings.json is what `claude install --portable` writes."""
+    folder = EXAMPLES / "claude_code"
+    (tmp_path / "agent.yaml").write_text((folder / "agent.yaml").read_text())
+    env = {**os.environ, "HOOKRAILS_CACHE_DIR": ""}
+    done = subprocess.run(
+        [sys.executable, "-m", "guardrails", "claude", "install", "-c", "agent.yaml", "--portable"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    written = (tmp_path / ".claude" / "settings.json").read_text()
+    assert written == (folder / ".claude" / "settings.json").read_text()
+
+
 def test_every_python_example_is_covered() -> None:
     scripts = {p.name for p in EXAMPLES.glob("*.py")} - {"hooks.py", "deploy_rule.py"}
     assert scripts <= set(CASES), f"examples without a test: {sorted(scripts - set(CASES))}"
