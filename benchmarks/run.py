@@ -20,10 +20,12 @@ if str(HERE) not in sys.path:  # run as a script, sections import their siblings
     sys.path.insert(0, str(HERE))
 
 from bench_dispatch import async_dispatch, dispatch  # noqa: E402
+from bench_hook import hook_process_cost  # noqa: E402
 from bench_idempotency import idempotency_claim_bench  # noqa: E402
 from bench_import import import_cost  # noqa: E402
 from bench_ledger import ledger_call, ledger_throughput  # noqa: E402
 from bench_schema import schema_guardrail_bench  # noqa: E402
+from bench_serve import serve_latency  # noqa: E402
 
 import guardrails  # noqa: E402
 
@@ -31,10 +33,12 @@ SECTIONS: list[Callable[[], None]] = [
     dispatch,
     async_dispatch,
     import_cost,
+    hook_process_cost,
     ledger_call,
     ledger_throughput,
     schema_guardrail_bench,
     idempotency_claim_bench,
+    serve_latency,
 ]
 
 

@@ -23,7 +23,11 @@ How the command names things:
   else its absolute path.
 * ``--event <Event>``: how the event fails when stdin cannot be read.
 * ``timeout``: the definition's ``event_budget`` plus 10 s, so Claude never
-  kills the hook before its own watchdog answers (a killed hook fails open).
+  kills the hook before its own watchdog answers.
+* ``onFailure: "block"`` on PreToolUse, and on every event whose matchers
+  fail closed: then a hook Claude cannot run (exit 127), one that crashes,
+  is killed or times out, and an unreachable ``hookrails serve`` block the
+  action instead of letting it through (checked against Claude Code 2.1.332).
 
 A file that is not valid JSON, or whose ``hooks`` are not shaped as Claude
 reads them, is reported with its line and never written. Writes are atomic
@@ -128,18 +132,28 @@ def is_ours(handler: Any) -> bool:
     return words[1:4] == ["-m", "guardrails", "hook"]
 
 
-def _wire_events(config: str) -> tuple[list[str], float]:
-    """The Claude event names the definition binds, and its event budget.
+def _wire_events(config: str) -> tuple[list[str], set[str], float]:
+    """The Claude event names the definition binds, those that fail closed, and its budget.
 
     Loading validates the whole file (every hook is imported) and fills the
     compiled-definition cache, so the first hook process is fast too.
     """
     from ._defcache import load_definition
+    from .definition import DEFAULT_ON_FAILURE
     from .events import EVENT_NAMES, event_class
 
     definition = load_definition(config)
-    events = [event_class(e).wire_name for e in EVENT_NAMES if definition.hooks.get(e)]
-    return events, definition.event_budget
+    events, closed = [], set()
+    for name in EVENT_NAMES:
+        matchers = definition.hooks.get(name)
+        if not matchers:
+            continue
+        wire = event_class(name).wire_name
+        events.append(wire)
+        default = DEFAULT_ON_FAILURE.get(name, "continue")
+        if name == "PreToolUse" or any((m.on_failure or default) == "block" for m in matchers):
+            closed.add(wire)
+    return events, closed, definition.event_budget
 
 
 def _hookrails_command(portable: bool) -> str:
@@ -187,7 +201,7 @@ def install(
     """
     project = os.path.abspath(project_dir or os.getcwd())
     path = settings_path(scope, project)
-    events, budget = _wire_events(config)
+    events, closed, budget = _wire_events(config)
     timeout = math.ceil(budget) + TIMEOUT_GRACE
     wanted: dict[str, dict[str, Any]] = {}
     for event in events:
@@ -202,6 +216,8 @@ def install(
                 f"--config {_config_ref(config, scope, project)} --event {event}"
             )
             handler = {"type": "command", "command": command, "timeout": timeout}
+        if event in closed:
+            handler["onFailure"] = "block"  # a hook that cannot answer refuses, never allows
         wanted[event] = handler
     before, data = _read(path)
     removed, added = _merge(data, wanted)

@@ -127,7 +127,7 @@ class Explanation:
 
 
 def explain_event(
-    path: str,
+    path: str | AgentDefinition,
     event_name: str,
     *,
     tool_name: str | None = None,

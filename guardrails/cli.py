@@ -358,7 +358,9 @@ def recover(ledger_file: str | None, config: str | None, older_than: float | Non
 @click.option("--workdir", type=click.Path(file_okay=False), help="folder the tools work in")
 @click.option("--json", "as_json", is_flag=True, help="machine output: one JSON document")
 @click.option("--show-definition", is_flag=True, help="print the bundled definition and exit")
-def demo(ledger_file: str | None, workdir: str | None, as_json: bool, show_definition: bool) -> None:
+def demo(
+    ledger_file: str | None, workdir: str | None, as_json: bool, show_definition: bool
+) -> None:
     """Run a scripted agent session through a bundled definition on the SQLite ledger.
 
     No model, network or key. The ledger is resolved as everywhere else
@@ -379,6 +381,247 @@ def demo(ledger_file: str | None, workdir: str | None, as_json: bool, show_defin
         ledger_file, workdir=workdir, progress=lambda s: click.echo("\n".join(_demo.render_step(s)))
     )
     click.echo("\n".join(_demo.render_summary(report)))
+
+
+@cli.command()
+@click.option(
+    "--config", "-c", required=True, type=click.Path(dir_okay=False),
+    help="the agent definition (YAML, TOML or JSON)",
+)  # fmt: skip
+@click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
+@click.option(
+    "--port", "-p", type=click.IntRange(0, 65535), default=8787, show_default=True,
+    help="0 picks a free port (the startup line says which)",
+)  # fmt: skip
+@click.option(
+    "--token", envvar="HOOKRAILS_TOKEN", show_envvar=True, metavar="TOKEN",
+    help="require the header Authorization: Bearer TOKEN (prefer the variable: "
+    "a flag shows in ps)",
+)  # fmt: skip
+@click.option(
+    "--ledger", "-l", "ledger_file", type=click.Path(dir_okay=False),
+    help="record into this file (default: $HOOKRAILS_LEDGER, else the definition's "
+    "ledger:, else .hookrails/ledger.db)",
+)  # fmt: skip
+@click.option("--no-ledger", is_flag=True, help="record nothing")
+@click.option("--verbose", "-v", is_flag=True, help="log every request on stderr")
+def serve(
+    config: str,
+    host: str,
+    port: int,
+    token: str | None,
+    ledger_file: str | None,
+    no_ledger: bool,
+    verbose: bool,
+) -> None:
+    """Answer Claude Code http hooks (POST /v1/claude/hook) from one warm process.
+
+    \b
+    Also GET /v1/hooks (the bindings), GET /v1/stats (from the ledger views),
+    POST /v1/explain (a dry run) and GET /v1/health. Stops on Ctrl-C or SIGTERM.
+    """
+    import logging
+
+    from . import _serve
+    from .guard import Guard
+
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(message)s"
+    )
+    guard = Guard(config, ledger=False if no_ledger else ledger_file or True)
+    server = _serve.make_server(guard, host, port, token or None)
+    for line in _serve.startup_lines(server):
+        click.echo(line)
+    warning = _serve.exposure_warning(server)
+    if warning:
+        click.echo(warning, err=True)
+    _serve.serve_until_signal(server)
+    if guard.ledger is not None:
+        guard.ledger.close()
+    click.echo("hookrails serve: stopped")
+
+
+# --- hookrails hook, hookrails claude ------------------------------------------------------
+
+
+@cli.command()
+@click.option(
+    "--config", "-c", required=True, type=click.Path(dir_okay=False), help="the agent definition"
+)
+@click.option(
+    "--event",
+    "-e",
+    metavar="NAME",
+    help="the event this command is installed for: how it fails when stdin cannot be read",
+)
+@click.option(
+    "--ledger",
+    "-l",
+    "ledger_file",
+    type=click.Path(dir_okay=False),
+    help="the ledger file (default: $HOOKRAILS_LEDGER, else the definition's ledger:, "
+    "else .hookrails/ledger.db)",
+)
+@click.option("--no-ledger", is_flag=True, help="record nothing")
+@click.pass_context
+def hook(
+    ctx: click.Context, config: str, event: str | None, ledger_file: str | None, no_ledger: bool
+) -> None:
+    """Answer one Claude Code hook event read on stdin (the command-hook protocol).
+
+    \b
+    exit 0  the decision as Claude hook JSON on stdout (a deny or a block is in it)
+    exit 2  one line on stderr: the event could not be decided and fails closed
+            (a PreToolUse always: a crash never lets a tool run)
+    exit 1  one line on stderr: the event could not be decided and fails open
+            (its matchers say on_failure: continue, or it is not a hookrails event)
+    """
+    from ._hookcmd import HookOptions, run
+
+    if ledger_file and no_ledger:
+        raise click.UsageError("--ledger and --no-ledger exclude each other")
+    options = HookOptions(config, event=event, ledger=ledger_file, no_ledger=no_ledger)
+    ctx.exit(run(options))
+
+
+@cli.group()
+def claude() -> None:
+    """Install hookrails into Claude Code: hook entries in settings.json."""
+
+
+def _scope_options(fn: Any) -> Any:
+    fn = click.option(
+        "--user",
+        "scope",
+        flag_value="user",
+        help="~/.claude/settings.json (or $CLAUDE_CONFIG_DIR/settings.json)",
+    )(fn)
+    return click.option(
+        "--project",
+        "scope",
+        flag_value="project",
+        default=True,
+        help="./.claude/settings.json (the default)",
+    )(fn)
+
+
+def _print_change(change: Any, done: str, nothing: str) -> None:
+    if change.dry_run:
+        for line in change.diff():
+            click.echo(line)
+        click.echo(f"dry run: {change.path} not written" if change.changed else nothing)
+        return
+    click.echo(done if change.changed else nothing)
+
+
+@claude.command("install")
+@_scope_options
+@click.option(
+    "--config", "-c", required=True, type=click.Path(dir_okay=False), help="the agent definition"
+)
+@click.option(
+    "--http",
+    "http_url",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[URL]",
+    help="http hooks to `hookrails serve` instead of command hooks "
+    "(default URL: http://127.0.0.1:8787/v1/claude/hook)",
+)
+@click.option(
+    "--token", is_flag=True, help="with --http: send Authorization: Bearer $HOOKRAILS_TOKEN"
+)
+@click.option(
+    "--portable",
+    is_flag=True,
+    help="run `hookrails` from PATH, not this environment's absolute path "
+    "(for a settings file shared in the repository)",
+)
+@click.option("--dry-run", is_flag=True, help="print the change as a diff; write nothing")
+def claude_install(
+    scope: str, config: str, http_url: str | None, token: bool, portable: bool, dry_run: bool
+) -> None:
+    """Merge one hook entry per event the definition binds into Claude Code's settings.json.
+
+    Other hooks and settings stay as they are; running it again changes nothing;
+    hookrails entries already in the file are replaced. Command hooks run
+    `hookrails hook`; --http points http hooks at `hookrails serve`.
+    """
+    from ._claude_settings import DEFAULT_URL, install
+
+    if token and http_url is None:
+        raise click.UsageError("--token goes with --http")
+    http = None if http_url is None else (http_url or DEFAULT_URL)
+    change = install(
+        config, scope=scope, http=http, token=token, portable=portable, dry_run=dry_run
+    )
+    events = ", ".join(change.events) or "no events"
+    done = f"installed hookrails ({change.kind} hooks) for {events} in {change.path}"
+    if change.removed:
+        done += f" (replacing {change.removed} earlier hookrails entries)"
+    _print_change(change, done, f"hookrails is already installed in {change.path}; no change")
+
+
+@claude.command("uninstall")
+@_scope_options
+@click.option("--dry-run", is_flag=True, help="print the change as a diff; write nothing")
+def claude_uninstall(scope: str, dry_run: bool) -> None:
+    """Remove hookrails' entries from Claude Code's settings.json, and nothing else."""
+    from ._claude_settings import uninstall
+
+    change = uninstall(scope=scope, dry_run=dry_run)
+    _print_change(
+        change,
+        f"removed {change.removed} hookrails entries from {change.path}",
+        f"no hookrails entries in {change.path}; no change",
+    )
+
+
+@cli.command()
+@click.argument("transcript", type=click.Path(dir_okay=False))
+@click.option(
+    "--config", "-c", required=True, type=click.Path(dir_okay=False), help="the definition"
+)
+@click.option(
+    "--ledger", "-l", "ledger_file", type=click.Path(dir_okay=False),
+    help="record the replay in this file (default: a temporary ledger, removed after)",
+)  # fmt: skip
+@click.option(
+    "--fail-on", type=click.Choice(["deny", "ask", "rewrite", "nudge"]), multiple=True,
+    help="exit 3 if any call would have been denied / asked / rewritten / nudged (repeatable)",
+)  # fmt: skip
+@click.option("--all", "show_all", is_flag=True, help="list every call, not only notable ones")
+@click.option("--json", "as_json", is_flag=True, help="one JSON document: calls, summary, warnings")
+@click.pass_context
+def replay(
+    ctx: click.Context,
+    transcript: str,
+    config: str,
+    ledger_file: str | None,
+    fail_on: tuple[str, ...],
+    show_all: bool,
+    as_json: bool,
+) -> None:
+    """Replay a Claude Code TRANSCRIPT (.jsonl, plus its subagents) through a definition:
+    what would have been denied, asked, rewritten or nudged. No tool runs; the hooks do.
+
+    Calls are replayed with the model's original input (a hook rewrite in the recorded
+    session is not in the transcript). Warnings go to stderr. Exit 0, or 3 with
+    --fail-on when a call matches; 1 on an error.
+    """
+    from ._replay import replay_transcript
+
+    report = replay_transcript(transcript, config, ledger=ledger_file)
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    if as_json:
+        click.echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False, default=str))
+    else:
+        for line in report.lines(show_all=show_all):
+            click.echo(line)
+    if report.matches(fail_on):
+        ctx.exit(3)
 
 
 def main() -> None:

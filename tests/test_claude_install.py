@@ -59,11 +59,14 @@ USER_SETTINGS: dict[str, Any] = {
 
 
 def ours(event: str, config: str = '"$CLAUDE_PROJECT_DIR"/agent.yaml') -> dict[str, Any]:
-    return {
+    handler: dict[str, Any] = {
         "type": "command",
         "command": f"{EXE} hook --config {config} --event {event}",
         "timeout": 40,
     }
+    if event == "PreToolUse":
+        handler["onFailure"] = "block"
+    return handler
 
 
 @pytest.fixture
@@ -205,6 +208,42 @@ def test_a_definition_that_binds_nothing_writes_nothing(project: Path) -> None:
     assert not (project / ".claude").exists()
 
 
+@pytest.mark.parametrize(
+    ("yaml_text", "blocking"),
+    [
+        ("  Stop:\n    - hooks: [{use: inject, with: {text: x}}]\n", set()),
+        (
+            "  Stop:\n    - on_failure: block\n      hooks: [{use: inject, with: {text: x}}]\n",
+            {"Stop"},
+        ),
+        (
+            "  UserPromptSubmit:\n    - hooks: [{use: inject, with: {text: x}}]\n",
+            {"UserPromptSubmit"},
+        ),
+        (
+            "  UserPromptSubmit:\n    - on_failure: continue\n      hooks: [{use: inject, with: "
+            "{text: x}}]\n",
+            set(),
+        ),
+    ],
+    ids=["stop-default", "stop-block", "prompt-default", "prompt-continue"],
+)
+def test_on_failure_block_is_written_where_the_event_fails_closed(
+    yaml_text: str, blocking: set[str], project: Path
+) -> None:
+    (project / "policy.yaml").write_text(
+        "hooks:\n  PreToolUse:\n    - on_failure: continue\n      hooks: [allow]\n" + yaml_text
+    )
+    assert run("install", "--config", "policy.yaml")[0] == 0
+    written = {
+        event: groups[0]["hooks"][0].get("onFailure")
+        for event, groups in settings(project)["hooks"].items()
+    }
+    assert written.pop("PreToolUse") == "block"  # always: a missed PreToolUse check lets a call run
+    assert {e for e, v in written.items() if v == "block"} == blocking
+    assert set(written.values()) <= {"block", None}
+
+
 # --- http hooks ---------------------------------------------------------------------------
 
 #: (extra args, the handler written)
@@ -234,7 +273,8 @@ def test_http_install_points_at_hookrails_serve(
     run("install", "--config", "pre.yaml")  # command hooks first: http replaces them
     code, out, _ = run("install", "--config", "pre.yaml", *args)
     assert code == 0 and "(http hooks)" in out and "replacing 1" in out
-    assert settings(project) == {"hooks": {"PreToolUse": [{"hooks": [handler]}]}}
+    written = {**handler, "onFailure": "block"}  # PreToolUse: an unreachable server refuses
+    assert settings(project) == {"hooks": {"PreToolUse": [{"hooks": [written]}]}}
     assert run("uninstall")[1].startswith("removed 1 hookrails entries")
     assert settings(project) == {}
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -31,6 +32,9 @@ hooks:
   Stop:
     - hooks: [{use: completion_promise, with: {promise: DONE, max_iterations: 2}}]
 """
+
+
+INSTALL = [sys.executable, "-m", "guardrails", "claude", "install"]
 
 
 def install(project: Path) -> dict:
@@ -79,6 +83,48 @@ def test_installed_command_hooks_deny_record_and_hold_the_stop(tmp_path: Path) -
     assert calls == [("toolu_rm", "denied"), ("toolu_ok", "ok")]
     assert stops == [("block",), ("allow",)]
     assert sessions == [(run.session_id,)]
+
+
+def test_a_hook_claude_cannot_run_refuses_the_call(tmp_path: Path) -> None:
+    """hookrails moved or uninstalled from the venv: exit 127, and onFailure: block refuses."""
+    project = tmp_path / "project"
+    project.mkdir()
+    settings = install(project)
+    handler = settings["hooks"]["PreToolUse"][0]["hooks"][0]
+    assert handler["onFailure"] == "block"
+    handler["command"] = "/nonexistent/bin/hookrails " + handler["command"].split(" ", 1)[1]
+    run = run_claude(
+        [tool_use("Bash", {"command": "touch ran.txt"}, id="toolu_1"), "Done."],
+        tmp_path,
+        settings=settings,
+    )
+    assert not (run.cwd / "ran.txt").exists()
+    assert 'onFailure is "block"' in run.result_text("toolu_1")
+
+
+def test_an_unreachable_hookrails_serve_refuses_the_call(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "agent.yaml").write_text(AGENT_YAML)
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    done = subprocess.run(
+        [*INSTALL, "-c", "agent.yaml", "--http", f"http://127.0.0.1:{port}"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    run = run_claude(
+        [tool_use("Bash", {"command": "touch ran.txt"}, id="toolu_1"), "Done."],
+        tmp_path,
+        settings=settings,
+    )
+    assert not (run.cwd / "ran.txt").exists()
+    assert 'onFailure is "block"' in run.result_text("toolu_1")
 
 
 def test_uninstall_leaves_claude_unguarded(tmp_path: Path) -> None:

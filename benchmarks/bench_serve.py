@@ -1,0 +1,233 @@
+"""Per-call latency of ``hookrails serve`` (Claude Code http hook) against ``hookrails hook``.
+
+Both answer the same Claude hook input, a PreToolUse for ``Bash(rm -rf build)``,
+through the same definition file (one matcher ``Bash(rm *)`` with the ``deny``
+built-in), and both record every call in a ledger (each its own file):
+
+* ``command hook``: ``python -m guardrails hook --config agent.yaml --ledger cmd.db``
+  spawned per call with the input on stdin, as Claude Code runs a command hook;
+  the wall time of ``subprocess.run`` (spawn, import, load, decide, record, exit).
+  Median of ``RUNS`` after one warm-up run (which also fills the compiled-definition
+  and bytecode caches: the steady state).
+* ``http hook``: ``make_server(Guard(agent.yaml, ledger=Ledger(http.db)), port=0)``
+  serving from a thread of this process; one ``http.client.HTTPConnection`` kept
+  alive, as Claude Code's client keeps one; the wall time of one request plus
+  reading its answer, each call timed alone. Median of ``CALLS`` after ``WARMUP``.
+  The client shares this process (and its GIL) with the server, so the figure
+  includes the client's own work.
+* ``stdlib command hook``, for context: ``python -c`` that reads stdin with
+  ``json`` and prints the same deny, no hookrails and no ledger: the floor of any
+  command hook written in Python.
+
+Every call has its own ``tool_use_id``, so each one writes a ``denied`` row; every
+answer is checked to be the deny and the rows are counted after. Throughput: 4
+client threads, each with its own keep-alive connection, against one server.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from _timing import table
+
+from guardrails import Guard, Ledger
+from guardrails._serve import HOOK_ROUTE, make_server
+
+ROOT = str(Path(__file__).resolve().parent.parent)
+RUNS = 20
+WARMUP = 200
+CALLS = 2000
+THREADS, THREAD_CALLS = 4, 500
+TARGET = 50.0
+DEFINITION = """\
+name: bench
+hooks:
+  PreToolUse:
+    - matcher: "Bash(rm *)"
+      hooks: [{use: deny, with: {reason: "rm is not allowed here"}}]
+"""
+STDLIB_HOOK = (
+    "import json, sys; json.load(sys.stdin); print(json.dumps({'hookSpecificOutput': "
+    "{'hookEventName': 'PreToolUse', 'permissionDecision': 'deny', "
+    "'permissionDecisionReason': 'rm is not allowed here'}}))"
+)
+
+
+def _payload(n: int, session: str = "bench") -> bytes:
+    return json.dumps(
+        {
+            "session_id": session,
+            "transcript_path": "/home/user/.claude/projects/p/bench.jsonl",
+            "cwd": "/home/user/project",
+            "permission_mode": "default",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "rm -rf build", "description": "Clean the build"},
+            "tool_use_id": f"toolu_bench{n:08d}",
+        }
+    ).encode()
+
+
+def _denied(answer: bytes) -> bool:
+    spec = json.loads(answer).get("hookSpecificOutput") or {}
+    return bool(spec.get("permissionDecision") == "deny")
+
+
+def _spawned(argv: list[str], env: dict[str, str], runs: int) -> list[float]:
+    """Wall ms of ``runs`` command-hook processes (after one warm-up), each answer checked."""
+    times = []
+    for n in range(runs + 1):
+        t0 = time.perf_counter_ns()
+        done = subprocess.run(argv, input=_payload(n), capture_output=True, env=env, cwd=ROOT)
+        dt = (time.perf_counter_ns() - t0) / 1e6
+        if done.returncode != 0 or not _denied(done.stdout):
+            raise RuntimeError(f"{argv[:4]} did not deny: {done.returncode} {done.stderr!r}")
+        if n:
+            times.append(dt)
+    return times
+
+
+def _served(conn: http.client.HTTPConnection, first: int, calls: int) -> list[float]:
+    """Wall ms of ``calls`` http hook calls on one warm connection, each answer checked."""
+    headers = {"Content-Type": "application/json"}
+    times = []
+    for n in range(first, first + calls):
+        body = _payload(n)
+        t0 = time.perf_counter_ns()
+        conn.request("POST", HOOK_ROUTE, body, headers)
+        answer = conn.getresponse().read()
+        times.append((time.perf_counter_ns() - t0) / 1e6)
+        if not _denied(answer):
+            raise RuntimeError(f"the server did not deny: {answer!r}")
+    return times
+
+
+def _rows(path: Path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return int(
+            conn.execute("SELECT count(*) FROM tool_calls WHERE status = 'denied'").fetchone()[0]
+        )
+    finally:
+        conn.close()
+
+
+def _pct(times: list[float], p: float) -> float:
+    ordered = sorted(times)
+    return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
+
+
+def _child_env(cache: str) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONDONTWRITEBYTECODE", "HOOKRAILS_LEDGER")
+    }
+    env["PYTHONPYCACHEPREFIX"] = cache
+    return env
+
+
+def serve_latency() -> None:
+    """hookrails serve (http hook, warm keep-alive client) vs hookrails hook (command hook)"""
+    tmp = Path(tempfile.mkdtemp(prefix="hookrails-bench-serve-"))
+    try:
+        config = tmp / "agent.yaml"
+        config.write_text(DEFINITION, encoding="utf-8")
+        env = _child_env(str(tmp / "pyc"))
+        py = sys.executable
+        cmd_db, http_db = tmp / "cmd.db", tmp / "http.db"
+        command = _spawned(
+            [py, "-m", "guardrails", "hook", "--config", str(config), "--ledger", str(cmd_db)],
+            env,
+            RUNS,
+        )
+        floor = _spawned([py, "-c", STDLIB_HOOK], env, RUNS)
+
+        guard = Guard(str(config), ledger=Ledger(http_db))
+        server = make_server(guard, port=0)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            conn = http.client.HTTPConnection(server.host, server.port)
+            _served(conn, 0, WARMUP)
+            served = _served(conn, WARMUP, CALLS)
+            conn.close()
+            per_thread: list[list[float]] = [[] for _ in range(THREADS)]
+
+            def client(i: int) -> None:
+                c = http.client.HTTPConnection(server.host, server.port)
+                first = WARMUP + CALLS + i * THREAD_CALLS
+                per_thread[i] = _served(c, first, THREAD_CALLS)
+                c.close()
+
+            pool = [threading.Thread(target=client, args=(i,)) for i in range(THREADS)]
+            t0 = time.perf_counter()
+            for t in pool:
+                t.start()
+            for t in pool:
+                t.join()
+            wall = time.perf_counter() - t0
+        finally:
+            server.shutdown()
+            server.server_close()
+            thread.join()
+            if guard.ledger is not None:
+                guard.ledger.close()
+
+        loaded = [t for ts in per_thread for t in ts]
+        serve_p50 = statistics.median(served)
+        rows: list[list[str]] = []
+        for label, times in (
+            ("http hook: hookrails serve, warm keep-alive client", served),
+            ("command hook: python -m guardrails hook", command),
+            ("stdlib command hook (floor; no hookrails, no ledger)", floor),
+        ):
+            p50 = statistics.median(times)
+            rows.append(
+                [
+                    label,
+                    f"{p50:.3f}",
+                    f"{_pct(times, 0.9):.3f}",
+                    f"{_pct(times, 0.99):.3f}",
+                    str(len(times)),
+                    f"{p50 / serve_p50:.0f}x",
+                ]
+            )
+        print(table(["per call (ms)", "p50", "p90", "p99", "calls", "vs serve"], rows))
+        ratio = statistics.median(command) / serve_p50
+        verdict = "met" if ratio >= TARGET else "NOT met"
+        print(
+            f"\nserve: {ratio:.0f}x faster than the command hook (target >= {TARGET:g}x: {verdict})"
+        )
+        print(
+            f"{THREADS} client threads x {THREAD_CALLS} calls on one server: "
+            f"{len(loaded) / wall:,.0f} calls/s, p50 {statistics.median(loaded):.3f} ms, "
+            f"p99 {_pct(loaded, 0.99):.3f} ms"
+        )
+        expected_http = WARMUP + CALLS + THREADS * THREAD_CALLS
+        print(
+            f"ledger rows (denied): serve {_rows(http_db)}/{expected_http}, "
+            f"command hook {_rows(cmd_db)}/{RUNS + 1}"
+        )
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _main(argv: list[str]) -> Any:
+    serve_latency()
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1:])
