@@ -10,8 +10,11 @@ from pathlib import Path
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
-def _blocks(lang: str) -> list[str]:
-    return re.findall(rf"```{lang}\n(.*?)```", README.read_text(), re.S)
+def _blocks(lang: str, section: str | None = None) -> list[str]:
+    text = README.read_text()
+    if section is not None:
+        text = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(rf"```{lang}\n(.*?)```", text, re.S)
 
 
 def test_readme_starts_with_the_two_commands() -> None:
@@ -22,9 +25,21 @@ def test_readme_starts_with_the_two_commands() -> None:
     ]
 
 
+def test_quick_start_shows_what_hookrails_demo_prints(tmp_path: Path) -> None:
+    shown = _blocks("text", "Quick start")[0]
+    out = subprocess.run(
+        [sys.executable, "-m", "guardrails", "demo", "--ledger", str(tmp_path / "l.db")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    assert shown.strip() in out
+
+
 def test_sixty_second_example_prints_what_the_readme_shows(tmp_path: Path) -> None:
-    example = _blocks("python")[0]
-    expected = _blocks("text")[0]
+    example = _blocks("python", "60-second example")[0]
+    expected = _blocks("text", "60-second example")[0]
     script = tmp_path / "example.py"
     script.write_text(example)
     out = subprocess.run(
