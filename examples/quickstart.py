@@ -1,6 +1,6 @@
 """The 60-second example: guard a few tool calls, print each decision, then read the ledger.
 
-Run it with `make demo` (or `python examples/quickstart.py`). No network, no key.
+Run it with `python examples/quickstart.py` (`make demo` runs `hookrails demo`). No network, no key.
 The ledger is `.hookrails/ledger.db` under the working directory.
 """
 

@@ -1,17 +1,20 @@
 """``hookrails demo``: the main job, a scripted agent session on the embedded ledger.
 
 No model, no network, no key: the "agent" is a script of the calls a model
-would make, and the tools are small Python functions working in a scratch
-folder. Everything between them is the real thing: the bundled definition
+would make, and the tools are small Python functions working in a demo
+folder beside the ledger. Everything between them is the real thing: the bundled definition
 below goes through the same loader as a user's ``agent.yaml``, the Guard
 decides, and every event lands in the SQLite ledger.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import tempfile
+import shlex
+import shutil
+import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -165,18 +168,22 @@ def run_demo(
     workdir: str | None = None,
     progress: Callable[[DemoStep], None] | None = None,
 ) -> DemoReport:
-    """Run the scripted session; ``progress`` sees each step as it finishes."""
+    """Run the scripted session; ``progress`` sees each step as it finishes.
+
+    The tools work in ``workdir``, by default a ``demo`` folder beside the
+    ledger, kept afterwards so the messages that name it stay true. The two
+    files the script writes are removed first, so every run starts alike.
+    """
     ledger = Ledger(ledger_path)
-    scratch = None
-    if workdir is None:
-        scratch = tempfile.TemporaryDirectory(prefix="hookrails-demo-")
-        workdir = scratch.name
     try:
-        return _run(ledger, os.path.abspath(workdir), progress)
+        folder = workdir or os.path.join(os.path.dirname(str(ledger.path)), "demo")
+        os.makedirs(folder, exist_ok=True)
+        for name in ("report.md", ".env"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(os.path.join(folder, name))
+        return _run(ledger, os.path.abspath(folder), progress)
     finally:
         ledger.close()
-        if scratch is not None:
-            scratch.cleanup()
 
 
 def _run(ledger: Ledger, workdir: str, progress: Callable[[DemoStep], None] | None) -> DemoReport:
@@ -273,16 +280,30 @@ def _run(ledger: Ledger, workdir: str, progress: Callable[[DemoStep], None] | No
     report.summary = ledger.reader.query(_SUMMARY_SQL, params)
     report.stops = ledger.reader.query(_STOPS_SQL, params)
     report.hooks = ledger.reader.query(_HOOKS_SQL, params)
-    path = str(ledger.path)
+    path = shlex.quote(str(ledger.path))
+    exe = _hookrails()
     report.explore = [
-        f"hookrails ledger query --ledger {path} "
-        '"select tool_name, status, count(*) from tool_calls group by 1, 2"',
-        f"hookrails ledger query --ledger {path} --saved session_timeline "
+        f"{exe} ledger query --ledger {path} -p session {session.session_id} "
+        '"select tool_name, status, count(*) from tool_calls where session_id = :session '
+        'group by 1, 2"',
+        f"{exe} ledger query --ledger {path} --saved session_timeline "
         f"-p session {session.session_id}",
         f"sqlite-utils tables {path} --counts",
-        f"datasette {path}",
+        f"datasette {path}    # pip install datasette",
     ]
     return report
+
+
+def _hookrails() -> str:
+    """How to run hookrails from a shell: ``hookrails`` if on PATH, else this venv's script."""
+    found = shutil.which("hookrails")
+    script = os.path.join(os.path.dirname(sys.executable), "hookrails")
+    if found and os.path.realpath(found) == os.path.realpath(script):
+        return "hookrails"
+    if os.path.isfile(script):
+        rel = os.path.relpath(script)
+        return shlex.quote(script if rel.startswith("..") else rel)
+    return "hookrails"
 
 
 def _text(value: Any) -> str:
@@ -293,7 +314,7 @@ _MARK = {
     "ok": "ran",
     "allowed": "allowed",
     "denied": "DENIED, the tool did not run",
-    "replayed": "STOPPED: the earlier result was replayed, the tool did not run again",
+    "replayed": "DENIED as a duplicate; the stored result is replayed, the tool did not run again",
     "blocked": "BLOCKED: sent back to work",
     "error": "failed",
 }

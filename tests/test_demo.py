@@ -105,7 +105,7 @@ def test_summary_comes_from_the_ledger(report) -> None:
         "completion_promise",
     }
     assert any(cmd.startswith("datasette ") for cmd in report.explore)
-    assert any(cmd.startswith("hookrails ledger query") for cmd in report.explore)
+    assert any(" ledger query " in cmd and report.session_id in cmd for cmd in report.explore)
 
 
 def test_bundled_definition_loads_like_a_users_file() -> None:
@@ -124,9 +124,10 @@ def test_cli_prints_readable_steps_and_the_explore_commands(tmp_path: Path) -> N
     result = CliRunner().invoke(cli, ["demo", "--ledger", str(tmp_path / "l.db")])
     assert result.exit_code == 0, result.output
     assert "DENIED, the tool did not run" in result.output
-    assert "STOPPED: the earlier result was replayed" in result.output
+    assert "DENIED as a duplicate; the stored result is replayed" in result.output
     assert "tool calls by agent, tool and status:" in result.output
     assert f"datasette {tmp_path / 'l.db'}" in result.output
+    assert (tmp_path / "demo" / "report.md").is_file()  # the folder the messages name is kept
 
 
 def test_cli_json_is_one_document(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -23,6 +24,18 @@ def test_readme_starts_with_the_two_commands() -> None:
         ["make", "demo"],
         ["make", "test"],
     ]
+
+
+def test_host_snippets_compile_and_their_imports_exist() -> None:
+    """Each host's snippet is valid Python whose imports name real things."""
+    blocks = _blocks("python", "Hosts")
+    assert len(blocks) >= 4
+    for block in blocks:
+        compile(block, "README.md", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        imports = "\n".join(
+            line for line in block.splitlines() if line.startswith(("from ", "import "))
+        )
+        exec(compile(imports, "README.md", "exec"), {})
 
 
 def test_quick_start_shows_what_hookrails_demo_prints(tmp_path: Path) -> None:
