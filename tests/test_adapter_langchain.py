@@ -19,11 +19,19 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.tools import BaseTool, tool
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.types import Command
+from langgraph.errors import ParentCommand
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.types import Command, interrupt
 
 from guardrails import AgentDefinition, Guard, HookMatcher, HookResult, Ledger, always_allow
+from guardrails.adapters import langchain as langchain_adapter
 from guardrails.adapters.langchain import GuardrailsMiddleware
-from guardrails.builtins import CompletionPromise, schema_guardrail, schema_nudge
+from guardrails.builtins import (
+    CompletionPromise,
+    idempotency_guard,
+    schema_guardrail,
+    schema_nudge,
+)
 from guardrails.testing import RecordingHook
 
 from ._db import rows
@@ -396,3 +404,238 @@ def test_the_guards_block_cap_ends_a_stop_hook_that_never_lets_go(tmp_path: Path
     messages = _invoke(model, [_bash([])], guard)
     assert len(model.requests) == 9  # 8 consecutive blocks, then the Guard lets it stop
     assert messages[-1].content == "try 8"
+
+
+def _halt_rm(event: Any, ctx: Any) -> HookResult | None:
+    if event.tool_input.get("command", "").startswith("rm "):
+        return HookResult.halt("no rm, stop everything")
+    return None
+
+
+async def _decided_after_the_halt(event: Any, ctx: Any) -> None:
+    """Holds the other calls' PreToolUse until the ``rm`` call has halted the session."""
+    for _ in range(5000):
+        if ctx.session.halted:
+            return
+        await asyncio.sleep(0.001)
+
+
+def test_a_call_decided_after_a_sibling_halted_never_runs(tmp_path: Path) -> None:
+    calls: list[str] = []
+    guard = _guard(tmp_path, {"PreToolUse": [_halt_rm, _decided_after_the_halt]})
+    model = _model(
+        _calls_tool(
+            ("bash", {"command": "rm -rf /"}),
+            ("bash", {"command": "ls"}),
+            ("bash", {"command": "make"}),
+        ),
+        "never asked",
+    )
+    messages = _invoke(model, [_bash(calls)], guard, mode="async")  # the calls run concurrently
+    assert calls == []
+    found = {r["tool_call_id"]: r["status"] for r in _calls(tmp_path)}
+    assert found == {"call_0": "denied", "call_1": "interrupted", "call_2": "interrupted"}
+    told = _tool_messages(messages)["call_1"]
+    assert told.status == "error" and "the agent was halted" in str(told.content)
+
+
+# --- interrupt() inside a tool --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_interrupt_in_a_tool_pauses_the_call_and_resume_finishes_it(
+    tmp_path: Path, mode: str
+) -> None:
+    post, failure = RecordingHook(), RecordingHook()
+    definition = AgentDefinition(
+        name="ops",
+        tools={"deploy": {"side_effects": True}},
+        hooks={
+            "PreToolUse": [HookMatcher(hooks=[idempotency_guard])],
+            "PostToolUse": [HookMatcher(hooks=[idempotency_guard, post])],
+            "PostToolUseFailure": [HookMatcher(hooks=[idempotency_guard, failure])],
+        },
+    )
+    guard = Guard(definition, ledger=Ledger(tmp_path / "ledger.db"))
+    deployed: list[str] = []
+
+    @tool
+    def deploy(env: str) -> str:
+        """Deploy to an environment, once a person confirms."""
+        if not interrupt({"confirm": env}):
+            return "not confirmed"
+        deployed.append(env)
+        return f"deployed {env}"
+
+    model = _model(_calls_tool(("deploy", {"env": "prod"})), "done")
+    agent = create_agent(
+        model,
+        tools=[deploy],
+        middleware=[GuardrailsMiddleware(guard)],
+        checkpointer=InMemorySaver(),
+    )
+    config: Any = {"configurable": {"thread_id": "t1"}}
+
+    def step(value: Any) -> Any:
+        if mode == "sync":
+            return agent.invoke(value, config)
+        return asyncio.run(agent.ainvoke(value, config))
+
+    paused = step({"messages": [HumanMessage("deploy")]})
+    assert paused["__interrupt__"]  # the graph waits for the person
+    assert [r["status"] for r in _calls(tmp_path)] == ["pending"]  # paused, not failed
+    step(Command(resume=True))
+    assert deployed == ["prod"]  # the resumed call was not refused as already running
+    assert failure.events == []
+    assert [e.tool_response for e in post.events] == ["deployed prod"]
+    assert [(r["tool_call_id"], r["status"]) for r in _calls(tmp_path)] == [("call_0", "ok")]
+
+
+def test_a_tool_handing_over_to_the_parent_graph_ends_the_call_as_done(tmp_path: Path) -> None:
+    post, failure = RecordingHook(), RecordingHook()
+    guard = _guard(tmp_path, {"PostToolUse": [post], "PostToolUseFailure": [failure]})
+
+    @tool
+    def handover(note: str) -> str:
+        """Hand the conversation over to the parent graph."""
+        update = {"messages": [ToolMessage("handed over", tool_call_id="call_0")]}
+        raise ParentCommand(Command(graph=Command.PARENT, goto="after", update=update))
+
+    inner = create_agent(
+        _model(_calls_tool(("handover", {"note": "x"})), "never asked"),
+        tools=[handover],
+        middleware=[GuardrailsMiddleware(guard)],
+    )
+    outer = StateGraph(MessagesState)
+    outer.add_node("agent", inner)
+    outer.add_node("after", lambda state: {"messages": [AIMessage("the parent took over")]})
+    outer.add_edge(START, "agent")
+    outer.add_edge("after", END)
+    out = outer.compile().invoke({"messages": [HumanMessage("go")]})
+    assert out["messages"][-1].content == "the parent took over"
+    assert failure.events == []
+    assert [e.tool_response for e in post.events] == ["handed over"]
+    assert [r["status"] for r in _calls(tmp_path)] == ["ok"]
+
+
+# --- the thread id on an older langgraph ---------------------------------------------------------
+
+
+def test_the_thread_id_falls_back_to_the_config_without_execution_info() -> None:
+    from langchain_core.runnables import RunnableLambda
+    from langgraph.runtime import Runtime
+
+    bare = Runtime()  # execution_info is None, as on a langgraph before 1.1.3
+    read = RunnableLambda(lambda _: langchain_adapter._thread(bare))
+    assert read.invoke(None, {"configurable": {"thread_id": "t9"}}) == "t9"
+    assert langchain_adapter._thread(bare) is None  # outside a run: no thread
+
+
+def test_a_thread_is_one_session_on_a_langgraph_without_execution_info(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(langchain_adapter, "_execution_info", lambda runtime: None)
+    guard = _guard(tmp_path, {})
+    saver = InMemorySaver()
+    for n in range(2):
+        model = _model(
+            AIMessage("", tool_calls=[{"name": "bash", "args": {"command": "ls"}, "id": f"t{n}"}]),
+            "ok",
+        )
+        config = {"configurable": {"thread_id": "thread-8"}}
+        _invoke(model, [_bash([])], guard, agent={"checkpointer": saver}, config=config)
+    assert {r["session_id"] for r in _calls(tmp_path)} == {"thread-8"}
+
+
+# --- the framework internals the adapter reaches into -------------------------------------------
+# Each check names one private (or recent) piece of LangChain / LangGraph the middleware relies
+# on, so an upgrade that moves it fails here, saying what broke, rather than weakening the guard.
+
+
+class _Probe(AgentMiddleware[Any, Any, Any]):
+    """Records what the middleware hooks are given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.runtimes: list[Any] = []
+        self.requests: list[Any] = []
+
+    def before_agent(self, state: Any, runtime: Any) -> None:
+        self.runtimes.append(runtime)
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        self.requests.append(request)
+        return handler(request)
+
+
+def _probe_run(tmp_path: Path) -> tuple[_Probe, Any, dict[str, Any]]:
+    probe = _Probe()
+    guard = _guard(tmp_path, {})
+    agent = create_agent(
+        _model(_calls_tool(("bash", {"command": "ls"})), "ok"),
+        tools=[_bash([])],
+        middleware=[GuardrailsMiddleware(guard), probe],
+        checkpointer=InMemorySaver(),
+    )
+    config: Any = {"configurable": {"thread_id": "probe-thread"}}
+    out = agent.invoke({"messages": [HumanMessage("go")]}, config)
+    return probe, agent.get_state(config).values, out
+
+
+def _private_state(tmp_path: Path) -> None:
+    _, saved, out = _probe_run(tmp_path)
+    for key in ("hookrails_session_id", "hookrails_ended"):
+        assert key not in out, f"{key} leaked into the agent's output (PrivateStateAttr)"
+        assert key not in saved, f"{key} was checkpointed (UntrackedValue)"
+
+
+def _execution_info(tmp_path: Path) -> None:
+    probe, _, _ = _probe_run(tmp_path)
+    assert probe.runtimes[0].execution_info.thread_id == "probe-thread"
+
+
+def _tool_runtime_config(tmp_path: Path) -> None:
+    probe, _, _ = _probe_run(tmp_path)
+    request = probe.requests[0]
+    assert request.runtime.config["configurable"]["thread_id"] == "probe-thread"
+    assert request.override(tool_call={**request.tool_call, "args": {}}).tool_call["args"] == {}
+
+
+def _interrupt_bubbles_up(tmp_path: Path) -> None:
+    from langgraph.errors import GraphBubbleUp, GraphInterrupt, ParentCommand
+
+    assert issubclass(GraphInterrupt, GraphBubbleUp) and issubclass(ParentCommand, GraphBubbleUp)
+
+
+REACH_INS: dict[str, tuple[str, Callable[[Path], None]]] = {
+    "langchain PrivateStateAttr + langgraph UntrackedValue": (
+        "keeping the session id out of the output and the checkpoint",
+        _private_state,
+    ),
+    "langgraph Runtime.execution_info.thread_id": (
+        "the thread as the session (a fallback reads the config)",
+        _execution_info,
+    ),
+    "ToolCallRequest.runtime.config and .override": (
+        "the session of a call, and a rewritten input",
+        _tool_runtime_config,
+    ),
+    "langgraph.errors.GraphBubbleUp": (
+        "telling an interrupt from a failure",
+        _interrupt_bubbles_up,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REACH_INS))
+def test_the_framework_internals_the_middleware_relies_on_are_still_there(
+    tmp_path: Path, name: str
+) -> None:
+    purpose, check = REACH_INS[name]
+    try:
+        check(tmp_path)
+    except Exception as exc:
+        pytest.fail(
+            f"LangChain/LangGraph changed {name}, which guardrails.adapters.langchain relies "
+            f"on for {purpose}: {type(exc).__name__}: {exc}. Adapt the middleware first."
+        )

@@ -6,10 +6,11 @@
 
 What maps to what (the Guard decides; this module only translates):
 
-- ``wrap_tool_call`` / ``awrap_tool_call`` run each call through ``Session.run_tool``.
-  PreToolUse comes first: deny (or an ``ask`` the Guard's approver does not allow)
-  returns a ``ToolMessage`` with the reason and hint, ``status="error"``, and the tool
-  never runs; a rewrite calls the handler with the rewritten ``args``.
+- ``wrap_tool_call`` / ``awrap_tool_call`` run each call through the Guard, as
+  ``Session.run_tool`` does. PreToolUse comes first: deny (or an ``ask`` the Guard's
+  approver does not allow) returns a ``ToolMessage`` with the reason and hint,
+  ``status="error"``, and the tool never runs; a rewrite calls the handler with the
+  rewritten ``args``.
 - After the handler: a ``ToolMessage`` with ``status="error"`` (LangChain's answer to
   bad arguments, or a ``ToolErrorMiddleware`` placed after this one) is a
   ``PostToolUseFailure`` whose error is its content; an exception is a
@@ -18,14 +19,21 @@ What maps to what (the Guard decides; this module only translates):
   ``updated_output`` replaces the content; injected context (pre and post) and a
   PostToolUse block reason are appended to it. A tool returning a ``Command`` is
   handled through the ``ToolMessage`` in its update.
+- ``langgraph.types.interrupt()`` inside a tool is a pause, not a failure: no post
+  event runs and the call stays ``pending``. On resume LangGraph runs the tool again
+  from its start, so the same call id meets PreToolUse again and then finishes as
+  usual (an idempotency claim recognises its own call). A ``ParentCommand`` (a
+  subgraph tool handing control to the parent graph) ends the call as a PostToolUse.
 - ``before_agent``: UserPromptSubmit with the last human message. Block or halt: the
   agent ends at once with an ``AIMessage`` giving the reason; context: a
   ``HumanMessage`` after the prompt.
 - ``after_agent``: AgentStop with the last AI message. Block: the reason goes back as
   a ``HumanMessage`` and ``jump_to: model`` resumes the loop; the Guard lets a stop
   through after 8 consecutive blocks, so it cannot loop forever.
-- ``before_model``: once any event halted the session, the agent ends before its
-  next model call (a halt ends the agent, as ``continue: false`` does in Claude).
+- A halt ends the agent, as ``continue: false`` does in Claude: a call of the same
+  batch decided after it is not run (``interrupted``), and ``before_model`` ends the
+  agent before its next model call. Calls of the batch already running when the halt
+  lands may finish.
 
 Sessions: the ``session_id`` you pass, else the LangGraph ``thread_id`` (a
 checkpointed conversation is one session), else one per invocation (with
@@ -37,6 +45,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Final, NotRequired
@@ -45,10 +54,12 @@ from langchain.agents.middleware import AgentMiddleware, AgentState, hook_config
 from langchain.agents.middleware.types import PrivateStateAttr
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
 from langgraph.channels.untracked_value import UntrackedValue
+from langgraph.errors import GraphBubbleUp, ParentCommand
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
+from ..events import PostToolUse, PostToolUseFailure, PreToolUse
 from ..guard import Guard, Session, ToolRun
 from ..results import UNSET, Decision
 
@@ -56,6 +67,8 @@ __all__ = ["GuardrailsMiddleware"]
 
 _SESSION: Final = "hookrails_session_id"
 _ENDED: Final = "hookrails_ended"
+
+_Result = ToolMessage | Command[Any]
 
 
 class GuardrailsState(AgentState[Any]):
@@ -165,54 +178,198 @@ class GuardrailsMiddleware(AgentMiddleware[GuardrailsState, Any, Any]):
     def wrap_tool_call(
         self,
         request: ToolCallRequest,
-        handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
-    ) -> ToolMessage | Command[Any]:
-        call = request.tool_call
+        handler: Callable[[ToolCallRequest], _Result],
+    ) -> _Result:
         session = self._session(request.state, _config_thread(request))
-        box: list[ToolMessage | Command[Any]] = []
-
-        def run(**final: Any) -> Any:
+        event = _pre_event(session, request)
+        # owner=True, as in run_tool: this process runs the tool, so an ask no approver
+        # settles is a denial, and the pending row carries our pid for `ledger recover`
+        pre = session.guard._emit_sync(event, session, owner=True)
+        early = _early(session, pre)
+        if early is not None:
+            if early.post is None and early.status == "error":  # halted meanwhile
+                session.emit_sync(_interrupted(event, early))
+            return _answer(early, None, request.tool_call)
+        final = pre.tool_input or {}
+        t0 = time.perf_counter()
+        try:
             result = handler(_with_args(request, final))
-            box.append(result)
-            return _response(result, call.get("id"))
-
-        ran = session.run_tool_sync(
-            call["name"], dict(call["args"]), run, tool_use_id=call.get("id")
-        )
-        return _answer(ran, box, call)
+        except GraphBubbleUp as exc:  # an interrupt pauses the call; it runs again on resume
+            if isinstance(exc, ParentCommand):
+                session.emit_sync(_post(event, final, exc.args[0], t0))
+            raise
+        except Exception as exc:
+            post = session.emit_sync(_failure(event, final, exc, t0))
+            return _answer(_failed(pre, post, final, exc), None, request.tool_call)
+        except BaseException as exc:  # Ctrl-C: finish the row as interrupted, then let it go
+            session.emit_sync(_failure(event, final, exc, t0, interrupt=True))
+            raise
+        outcome = _outcome(event, final, result, t0)
+        post = session.emit_sync(outcome)
+        return _answer(_ran(pre, post, final, outcome), result, request.tool_call)
 
     async def awrap_tool_call(
         self,
         request: ToolCallRequest,
-        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
-    ) -> ToolMessage | Command[Any]:
-        call = request.tool_call
+        handler: Callable[[ToolCallRequest], Awaitable[_Result]],
+    ) -> _Result:
         session = self._session(request.state, _config_thread(request))
-        box: list[ToolMessage | Command[Any]] = []
-
-        async def run(**final: Any) -> Any:
+        event = _pre_event(session, request)
+        pre = await session.guard._emit(event, session, owner=True)
+        early = _early(session, pre)
+        if early is not None:
+            if early.post is None and early.status == "error":  # halted meanwhile
+                await session.emit(_interrupted(event, early))
+            return _answer(early, None, request.tool_call)
+        final = pre.tool_input or {}
+        t0 = time.perf_counter()
+        try:
             result = await handler(_with_args(request, final))
-            box.append(result)
-            return _response(result, call.get("id"))
+        except GraphBubbleUp as exc:  # an interrupt pauses the call; it runs again on resume
+            if isinstance(exc, ParentCommand):
+                await session.emit(_post(event, final, exc.args[0], t0))
+            raise
+        except Exception as exc:
+            post = await session.emit(_failure(event, final, exc, t0))
+            return _answer(_failed(pre, post, final, exc), None, request.tool_call)
+        except BaseException as exc:  # cancelled: finish the row without awaiting, then go
+            session.emit_sync(_failure(event, final, exc, t0, interrupt=True))
+            raise
+        outcome = _outcome(event, final, result, t0)
+        post = await session.emit(outcome)
+        return _answer(_ran(pre, post, final, outcome), result, request.tool_call)
 
-        ran = await session.run_tool(
-            call["name"], dict(call["args"]), run, tool_use_id=call.get("id")
-        )
-        return _answer(ran, box, call)
 
-
-# --- translation helpers ------------------------------------------------------------------------
+# --- sessions -------------------------------------------------------------------------------
 
 
 def _thread(runtime: Runtime[Any]) -> str | None:
-    info = getattr(runtime, "execution_info", None)
-    return getattr(info, "thread_id", None)
+    """The run's thread id: ``Runtime.execution_info`` (None without a checkpointer), or,
+    on a langgraph before 1.1.3 (no ``execution_info``), the ``thread_id`` of the config
+    the node runs under (there, a thread id passed without a checkpointer counts too)."""
+    info = _execution_info(runtime)
+    if info is not None:
+        thread = getattr(info, "thread_id", None)
+        return None if thread is None else str(thread)
+    return _context_thread()
+
+
+def _execution_info(runtime: Runtime[Any]) -> Any:
+    return getattr(runtime, "execution_info", None)  # langgraph 1.1.3 and later
+
+
+def _context_thread() -> str | None:
+    from langgraph.config import get_config
+
+    try:
+        config = get_config()
+    except RuntimeError:  # outside a runnable context
+        return None
+    thread = (config.get("configurable") or {}).get("thread_id")
+    return str(thread) if thread else None
 
 
 def _config_thread(request: ToolCallRequest) -> str | None:
     config = getattr(request.runtime, "config", None) or {}
     thread = (config.get("configurable") or {}).get("thread_id")
     return str(thread) if thread else None
+
+
+# --- tool events ------------------------------------------------------------------------------
+
+
+def _pre_event(session: Session, request: ToolCallRequest) -> PreToolUse:
+    call = request.tool_call
+    return PreToolUse(
+        session_id=session.session_id,
+        cwd=session.cwd,
+        tool_name=call["name"],
+        tool_input=dict(call["args"]),
+        tool_use_id=call.get("id") or "toolu_" + uuid.uuid4().hex[:24],
+    )
+
+
+def _early(session: Session, pre: Decision) -> ToolRun | None:
+    """How the call ends without its handler: denied, answered by a replayed result, or
+    (allowed, but another call of the batch halted the agent meanwhile) not run."""
+    name, tool_input = pre.event.tool_name, pre.event.tool_input
+    if pre.decision == "allow" and not pre.halted:
+        if session.halted is None:
+            return None
+        error = f"Halted: the agent was halted before the call ran: {session.halted}"
+        return ToolRun(name, "error", pre, error=error, tool_input=tool_input)
+    replay = (pre.annotations or {}).get("replay")
+    if isinstance(replay, dict) and "output" in replay and not pre.halted:
+        # a hook (idempotency) answered with the stored result of an identical call
+        output = replay["output"]
+        return ToolRun(name, "ok", pre, output, tool_input=tool_input, replayed=True)
+    return ToolRun(name, "denied", pre, tool_input=tool_input)
+
+
+def _fields(pre: PreToolUse, final: dict[str, Any], t0: float | None) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "session_id": pre.session_id,
+        "cwd": pre.cwd,
+        "tool_name": pre.tool_name,
+        "tool_input": final,
+        "tool_use_id": pre.tool_use_id,
+    }
+    if t0 is not None:
+        fields["duration_ms"] = (time.perf_counter() - t0) * 1000
+    return fields
+
+
+def _failure(
+    pre: PreToolUse,
+    final: dict[str, Any],
+    exc: BaseException,
+    t0: float,
+    *,
+    interrupt: bool = False,
+) -> PostToolUseFailure:
+    error = f"{type(exc).__name__}: {exc}"
+    fields = _fields(pre, final, t0)
+    return PostToolUseFailure(error=error, is_interrupt=interrupt or None, **fields)
+
+
+def _interrupted(pre: PreToolUse, run: ToolRun) -> PostToolUseFailure:
+    return PostToolUseFailure(
+        error=run.error or "", is_interrupt=True, **_fields(pre, run.tool_input, None)
+    )
+
+
+def _post(pre: PreToolUse, final: dict[str, Any], result: Any, t0: float) -> PostToolUse:
+    message = _message(result, pre.tool_use_id)
+    response = None if message is None else message.content
+    return PostToolUse(tool_response=response, **_fields(pre, final, t0))
+
+
+def _outcome(
+    pre: PreToolUse, final: dict[str, Any], result: Any, t0: float
+) -> PostToolUse | PostToolUseFailure:
+    """The post event for the handler's answer; an error message is a failure."""
+    message = _message(result, pre.tool_use_id)
+    if message is not None and message.status == "error":
+        return _failure(pre, final, ToolError(_text_of(message.content)), t0)
+    return _post(pre, final, result, t0)
+
+
+def _failed(pre: Decision, post: Decision, final: dict[str, Any], exc: Exception) -> ToolRun:
+    name = pre.event.tool_name
+    return ToolRun(name, "error", pre, None, f"{type(exc).__name__}: {exc}", exc, post, final)
+
+
+def _ran(
+    pre: Decision, post: Decision, final: dict[str, Any], outcome: PostToolUse | PostToolUseFailure
+) -> ToolRun:
+    name = pre.event.tool_name
+    if isinstance(outcome, PostToolUseFailure):
+        return ToolRun(name, "error", pre, None, outcome.error, None, post, final)
+    output = outcome.tool_response if post.updated_output is UNSET else post.updated_output
+    return ToolRun(name, "ok", pre, output, None, None, post, final)
+
+
+# --- translation helpers ------------------------------------------------------------------------
 
 
 def _after_prompt(session: Session, d: Decision | None) -> dict[str, Any]:
@@ -291,21 +448,11 @@ def _message(result: Any, call_id: str | None) -> ToolMessage | None:
     return None
 
 
-def _response(result: Any, call_id: str | None) -> Any:
-    """What post hooks see as ``tool_response``; an error message becomes a failure."""
-    message = _message(result, call_id)
-    if message is None:
-        return None
-    if message.status == "error":
-        raise ToolError(_text_of(message.content))
-    return message.content
-
-
-def _answer(
-    ran: ToolRun, box: list[ToolMessage | Command[Any]], call: Any
-) -> ToolMessage | Command[Any]:
+def _answer(ran: ToolRun, result: _Result | None, call: Any) -> _Result:
+    """What the agent gets: the handler's result amended by the post event, or our own
+    message when the handler did not run; a tool exception is raised again."""
     call_id = call.get("id") or ran.pre.event.tool_use_id
-    if ran.denied:  # the tool never ran
+    if ran.denied or (result is None and ran.status == "error" and ran.exception is None):
         return ToolMessage(
             content=ran.for_model(), name=call["name"], tool_call_id=call_id, status="error"
         )
@@ -314,7 +461,7 @@ def _answer(
     )
     if ran.additional_context:
         extras.append(ran.additional_context)
-    if not box:
+    if result is None:
         if ran.replayed:  # a hook answered with an identical call's stored result
             return ToolMessage(
                 content=_joined(_as_content(ran.output), extras),
@@ -323,7 +470,6 @@ def _answer(
             )
         assert ran.exception is not None
         raise ran.exception
-    result = box[-1]
     message = _message(result, call_id)
     if message is None:
         return result

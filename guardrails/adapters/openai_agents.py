@@ -20,12 +20,12 @@ What maps to what (the Guard decides; this module only translates):
 - ``PostToolUse`` / ``PostToolUseFailure``: in ``guard_tools``, the wrapped invoker
   emits them and returns the output with ``updated_output`` and every injected context
   (and a PostToolUse block reason) applied; the tool's own output guardrails run on that.
-  It also installs a failure formatter that records the exception and then answers as
+  Both forms install a failure formatter that records the exception and then answers as
   the tool's own failure policy would, so a failed call is a ``PostToolUseFailure``
-  with the real exception (a call the SDK times out: ``interrupted``). The bare output
-  guardrail sees only the output, so a failure the SDK turned into a message is a
-  ``PostToolUse``; it changes what the model reads with ``reject_content``. A halt on
-  a post event raises :class:`~guardrails.errors.RunBlocked`.
+  with the real exception. A call the SDK times out is ``interrupted`` under
+  ``guard_tools``; the bare output guardrail reads the SDK's timeout message as an
+  output. A halt on a post event raises :class:`RunBlocked` (an ``AgentsException``,
+  so the SDK lets it through unwrapped).
 - ``GuardrailsRunHooks`` (a ``RunHooks``): ``SessionStart`` and ``UserPromptSubmit``
   at the start of a run, ``AgentStop`` in ``on_agent_end``, ``SessionEnd`` after it.
   A RunHooks cannot change the input or keep a finished run going: a blocked prompt or
@@ -35,23 +35,39 @@ What maps to what (the Guard decides; this module only translates):
   the Guard blocks the stop, runs the agent again on its history plus the reason as a
   user message (the Guard lets a stop through after 8 consecutive blocks).
 
+Calls allowed but never run: the SDK may drop a call after our guardrail allowed it
+(a sibling's halt tears the batch down, a person rejects it under ``needs_approval``,
+a later guardrail rejects it). Such a call is finished as an interrupted
+``PostToolUseFailure`` (ledger: ``interrupted``, so an idempotency claim is released)
+when the SDK's task for it ends, when a rejection for it shows up, at ``on_agent_end``,
+and when ``run()`` fails. A call paused for approval stays ``pending`` until the run
+resumes; on resume it keeps the decision (and rewrite) made before the pause.
+
 Sessions: one ``Runner.run`` is one session (keyed by the run's ``Usage`` object, which
 every context of a run shares), unless a ``session_id`` is passed; one ``run()`` is one
-session across its re-runs. Every call reaches the ledger once, keyed by its
-``call_id``: denied calls as ``denied``, the rest ``ok`` or ``error``.
+session across its re-runs. A run resumed from a ``RunState`` has a new ``Usage``: pass
+a ``session_id`` to keep it in the same session. Every call reaches the ledger once,
+keyed by its ``call_id``: denied calls as ``denied``, the rest ``ok``, ``error`` or
+``interrupted``.
 
-Not guarded: hosted tools (web search, file search, code interpreter) run at OpenAI;
-the SDK offers tool guardrails only for function tools (shell, computer and
-apply_patch tools have none); the tools it builds from ``mcp_servers`` each turn never
-pass through ``guard_tools``. ``ask`` is settled by the Guard's approver, not by the
-SDK's ``needs_approval`` interruptions. No SubagentStart/SubagentStop: handoffs stay in
-one run (``agent_type`` on every event is the acting agent's name).
+Not guarded: hosted tools (web search, file search, code interpreter, image
+generation, hosted MCP, tool search, a shell in a hosted container) run at OpenAI and
+pass through ``guard_tools`` as they are. Tools that run on this machine without tool
+guardrails (``ShellTool`` with a local executor, ``LocalShellTool``, ``ApplyPatchTool``,
+``ComputerTool``, ``CustomTool``) make ``guard_tools`` raise ``TypeError`` unless named
+in ``unguarded``. The tools the SDK builds from ``mcp_servers`` each turn never pass
+through ``guard_tools``. ``ask`` is settled by the Guard's approver, not by the SDK's
+``needs_approval`` interruptions. No SubagentStart/SubagentStop: handoffs stay in one
+run (``agent_type`` on every event is the acting agent's name).
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
+import functools
+import inspect
 import json
 import time
 import weakref
@@ -60,18 +76,28 @@ from typing import Any, Final
 
 from agents import (
     Agent,
+    CodeInterpreterTool,
+    FileSearchTool,
     FunctionTool,
+    HostedMCPTool,
+    ImageGenerationTool,
+    ProgrammaticToolCallingTool,
     RunContextWrapper,
     RunHooks,
     Runner,
     RunResult,
+    ShellTool,
     Tool,
+    ToolApprovalItem,
     ToolGuardrailFunctionOutput,
     ToolInputGuardrail,
     ToolInputGuardrailData,
     ToolOutputGuardrail,
     ToolOutputGuardrailData,
+    ToolSearchTool,
+    WebSearchTool,
 )
+from agents.exceptions import AgentsException
 from agents.run_context import AgentHookContext
 from agents.tool import (
     maybe_invoke_function_tool_failure_error_function,
@@ -79,7 +105,7 @@ from agents.tool import (
 )
 from agents.tool_context import ToolContext
 
-from ..errors import RunBlocked
+from .. import errors
 from ..events import PostToolUse, PostToolUseFailure, PreToolUse
 from ..guard import Guard, Session, ToolRun
 from ..results import UNSET, Decision
@@ -88,6 +114,27 @@ __all__ = ["GuardrailsRunHooks", "RunBlocked", "guard_tools", "run", "tool_guard
 
 _PRE_NAME: Final = "hookrails_pre_tool_use"
 _POST_NAME: Final = "hookrails_post_tool_use"
+#: tools OpenAI runs on its side: nothing of theirs executes here
+_HOSTED: Final = (
+    CodeInterpreterTool,
+    FileSearchTool,
+    HostedMCPTool,
+    ImageGenerationTool,
+    ProgrammaticToolCallingTool,
+    ToolSearchTool,
+    WebSearchTool,
+)
+_CANCELLED: Final = "Cancelled: the run stopped before the call ran"
+_REJECTED: Final = "Rejected: the call was not approved, so it never ran"
+_ENDED: Final = "NotRun: the run ended before the call ran"
+
+
+class RunBlocked(errors.RunBlocked, AgentsException):
+    """A hook blocked the prompt or halted the agent on a post event.
+
+    Also an ``AgentsException``, so the SDK raises it as it is from a tool instead of
+    wrapping it in ``UserError``; ``except guardrails.errors.RunBlocked`` catches it too.
+    """
 
 
 # --- which session a run belongs to, and the calls in flight ----------------------------
@@ -95,8 +142,16 @@ _POST_NAME: Final = "hookrails_post_tool_use"
 
 @dataclasses.dataclass
 class _Call:
+    """A call our guardrail allowed that no invoker or output guardrail has taken yet."""
+
+    session: Session  # the session that decided it (events about it go there)
+    tool_name: str
     pre: Decision
     tool_input: dict[str, Any]
+    run: weakref.ref[Any]  # the ``Usage`` of the run that decided it
+
+
+_Key = tuple[str, str]  # (session id, call id)
 
 
 class _Runs:
@@ -105,8 +160,8 @@ class _Runs:
     def __init__(self, guard: Guard) -> None:
         self._guard = weakref.ref(guard)
         self._sessions: dict[int, tuple[weakref.ref[Any], Session]] = {}
-        self.calls: dict[tuple[str, str], _Call] = {}
-        self.errors: dict[tuple[str, str], BaseException] = {}
+        self.calls: dict[_Key, _Call] = {}
+        self.errors: dict[_Key, BaseException] = {}  # keyed by the current run's session
 
     def session(self, ctx: RunContextWrapper[Any], session_id: str | None) -> tuple[Session, bool]:
         """The run's session, and whether this is the first time the run is seen.
@@ -131,6 +186,66 @@ class _Runs:
 
         self._sessions[key] = (weakref.ref(usage, forget), session)
         return session, True
+
+    # --- calls in flight ------------------------------------------------------------------
+
+    def find(self, session: Session, ctx: ToolContext[Any]) -> tuple[_Key, _Call] | None:
+        """This call's entry; in a run resumed after an approval, the one the paused run made."""
+        key = (session.session_id, ctx.tool_call_id)
+        call = self.calls.get(key)
+        if call is not None:
+            return key, call
+        if ctx.is_tool_approved(ctx.tool_name, ctx.tool_call_id):
+            for k, c in self.calls.items():
+                if k[1] == ctx.tool_call_id:
+                    return k, c
+        return None
+
+    def take(self, session: Session, ctx: ToolContext[Any]) -> _Call | None:
+        found = self.find(session, ctx)
+        if found is None:
+            return None
+        del self.calls[found[0]]
+        return found[1]
+
+    def hold(self, key: _Key, call: _Call) -> None:
+        """Keep the call until an invoker takes it; finish it if the SDK drops it."""
+        self.calls[key] = call
+        task = asyncio.current_task()  # the SDK runs each call (guardrails, tool) in a task
+        if task is not None:
+            task.add_done_callback(functools.partial(self._dropped, key, call))
+
+    def _dropped(self, key: _Key, call: _Call, task: asyncio.Task[Any]) -> None:
+        """The call's task ended and nobody took the call: it never ran (or, for the bare
+        guardrails, it failed and the tool wanted the failure to end the run)."""
+        if self.calls.get(key) is not call:
+            return
+        if _paused(task):
+            return  # paused for approval: the resumed run takes it
+        error = self.errors.pop(key, None)
+        if error is not None:
+            self.finish(key, call, _describe(error), interrupt=False)
+        else:
+            self.finish(key, call, _CANCELLED)
+
+    def finish(self, key: _Key, call: _Call, error: str, *, interrupt: bool = True) -> None:
+        """Finish a call that never ran. Without awaiting: the run around it is often
+        being torn down, and a cancelled await would leave the row pending."""
+        if self.calls.get(key) is call:
+            del self.calls[key]
+        call.session.emit_sync(_event(call, key[1], error, interrupt=interrupt))
+
+    def settle_rejections(self, ctx: RunContextWrapper[Any]) -> None:
+        """Finish every held call this run's approvals reject (the SDK never runs it)."""
+        for key, call in list(self.calls.items()):
+            if ctx.is_tool_approved(call.tool_name, key[1]) is False:
+                self.finish(key, call, _REJECTED)
+
+    def finish_runs(self, usages: Sequence[Any], error: str) -> None:
+        """Finish every held call these runs decided."""
+        for key, call in list(self.calls.items()):
+            if any(call.run() is u for u in usages):
+                self.finish(key, call, error)
 
 
 _RUNS: weakref.WeakKeyDictionary[Guard, _Runs] = weakref.WeakKeyDictionary()
@@ -162,19 +277,24 @@ class _Rails:
     async def _pre(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
         ctx = data.context
         session = self._session(ctx)
-        key = (session.session_id, ctx.tool_call_id)
-        call = self.runs.calls.get(key)
-        if call is not None:  # guardrails can run twice for one call (before approval, at run)
-            return ToolGuardrailFunctionOutput.allow(output_info=call.pre)
-        pre = await _pre_tool_use(session, ctx, data.agent)
+        runs = self.runs
+        runs.settle_rejections(ctx)
+        found = runs.find(session, ctx)
+        if found is not None:  # guardrails can run twice for one call (before approval, at run)
+            runs.hold(*found)
+            return ToolGuardrailFunctionOutput.allow(output_info=found[1].pre)
+        pre = await _decide(session, ctx, data.agent)
         if pre.halted:
             return ToolGuardrailFunctionOutput.raise_exception(output_info=pre)
         if pre.decision != "allow":
             return ToolGuardrailFunctionOutput.reject_content(_denied(ctx.tool_name, pre), pre)
-        call = _Call(pre, pre.tool_input or {})
+        call = _Call(session, ctx.tool_name, pre, pre.tool_input or {}, weakref.ref(ctx.usage))
+        if session.halted is not None:  # a sibling call halted the agent meanwhile
+            runs.finish((session.session_id, ctx.tool_call_id), call, _halted(session))
+            return ToolGuardrailFunctionOutput.reject_content(_not_run(session), pre)
         if pre.updated_input is not None and not self.wraps:
             return await self._unapplied_rewrite(session, ctx, call)
-        self.runs.calls[key] = call
+        runs.hold((session.session_id, ctx.tool_call_id), call)
         return ToolGuardrailFunctionOutput.allow(output_info=pre)
 
     async def _unapplied_rewrite(
@@ -187,13 +307,7 @@ class _Rails:
             "so the rewrite could not be applied"
         )
         await session.emit(
-            PostToolUseFailure(
-                tool_name=ctx.tool_name,
-                tool_input=call.tool_input,
-                tool_use_id=ctx.tool_call_id,
-                agent_type=call.pre.event.agent_type,
-                error=f"RewriteNotApplied: {error}",
-            )
+            _event(call, ctx.tool_call_id, f"RewriteNotApplied: {error}", interrupt=False)
         )
         message = f"Not run: {error}. Call {ctx.tool_name} again with this input: {rewritten}"
         return ToolGuardrailFunctionOutput.reject_content(message, call.pre)
@@ -201,8 +315,10 @@ class _Rails:
     async def _post(self, data: ToolOutputGuardrailData) -> ToolGuardrailFunctionOutput:
         ctx = data.context
         session = self._session(ctx)
-        call = self.runs.calls.pop((session.session_id, ctx.tool_call_id), None)
-        post = await session.emit(_post_event(ctx, data.agent, call, data.output, None))
+        call = self.runs.take(session, ctx)
+        error = self.runs.errors.pop((session.session_id, ctx.tool_call_id), None)
+        target = call.session if call is not None else session
+        post = await target.emit(_post_event(ctx, data.agent, call, data.output, error))
         if post.halted:
             return ToolGuardrailFunctionOutput.raise_exception(output_info=post)
         amended = _amended(data.output, post, call)
@@ -210,7 +326,7 @@ class _Rails:
             return ToolGuardrailFunctionOutput.allow(output_info=post)
         return ToolGuardrailFunctionOutput.reject_content(_text(amended), post)
 
-    # --- guard_tools: the wrapped invoker and the failure formatter ---------------------
+    # --- the wrapped invoker and the failure formatter ----------------------------------
 
     def attach(self, tool: FunctionTool) -> FunctionTool:
         original = getattr(tool, "_hookrails_original", tool)
@@ -226,9 +342,18 @@ class _Rails:
             if callable(bind):
                 inner = bind(guarded)
         guarded.on_invoke_tool = _Invoker(self, inner)
+        guarded.is_enabled = _Enabled(self.runs, tool.is_enabled)
         set_function_tool_failure_error_function(guarded, self._formatter(original))
         guarded._hookrails_original = original  # type: ignore[attr-defined]
         return guarded
+
+    def prepare(self, tool: FunctionTool) -> None:
+        """The bare form: record the tool's exceptions for the output guardrail, and
+        settle rejected calls each turn."""
+        original = getattr(tool, "_hookrails_original", None) or copy.copy(tool)
+        set_function_tool_failure_error_function(tool, self._formatter(original))
+        tool.is_enabled = _Enabled(self.runs, tool.is_enabled)
+        tool._hookrails_original = original  # type: ignore[attr-defined]
 
     def _formatter(self, original: FunctionTool) -> Any:
         """Record the exception for the post event, then answer as the tool's own policy
@@ -258,15 +383,19 @@ class _Invoker:
     async def __call__(self, ctx: ToolContext[Any], arguments: str) -> Any:
         runs = self.rails.runs
         session = self.rails._session(ctx)
-        key = (session.session_id, ctx.tool_call_id)
-        call = runs.calls.pop(key, None)
+        key = (session.session_id, ctx.tool_call_id)  # for errors: this run's session
+        call = runs.take(session, ctx)
         if call is None:  # our input guardrail did not run (removed, or a resumed call)
-            pre = await _pre_tool_use(session, ctx, ctx.agent)
+            pre = await _decide(session, ctx, ctx.agent)
             if pre.halted:
                 raise RunBlocked("PreToolUse", pre.reason or "halted", pre)
             if pre.decision != "allow":
                 return _denied(ctx.tool_name, pre)
-            call = _Call(pre, pre.tool_input or {})
+            call = _Call(session, ctx.tool_name, pre, pre.tool_input or {}, weakref.ref(ctx.usage))
+        target = call.session
+        if target.halted is not None:  # a sibling call halted the agent: do not start this one
+            runs.finish((target.session_id, ctx.tool_call_id), call, _halted(target))
+            return _not_run(target)
         if call.pre.updated_input is not None:
             arguments = json.dumps(call.tool_input, ensure_ascii=False)
             if getattr(ctx, "_function_tool_arguments", None) is not None:
@@ -277,17 +406,34 @@ class _Invoker:
             output = await self.inner(ctx, arguments)
         except Exception as exc:  # the tool wants failures to end the run: record, re-raise
             runs.errors.pop(key, None)
-            await session.emit(_post_event(ctx, ctx.agent, call, None, exc, t0))
+            await target.emit(_post_event(ctx, ctx.agent, call, None, exc, t0))
             raise
         except asyncio.CancelledError as exc:  # finish the row without awaiting, then let it go
             runs.errors.pop(key, None)
-            session.emit_sync(_post_event(ctx, ctx.agent, call, None, exc, t0))
+            target.emit_sync(_post_event(ctx, ctx.agent, call, None, exc, t0))
             raise
         error = runs.errors.pop(key, None)  # set by our formatter: the SDK answered for it
-        post = await session.emit(_post_event(ctx, ctx.agent, call, output, error, t0))
+        post = await target.emit(_post_event(ctx, ctx.agent, call, output, error, t0))
         if post.halted:
             raise RunBlocked(post.event_name, post.reason or "halted", post)
         return _amended(output, post, call)
+
+
+class _Enabled:
+    """A guarded tool's ``is_enabled``, which the SDK asks every turn: first it finishes
+    the calls this run's approvals reject (the SDK answers those without running
+    anything of ours), then it answers as the tool's own setting does."""
+
+    def __init__(self, runs: _Runs, inner: Any) -> None:
+        self.runs = runs
+        self.inner: Any = inner.inner if isinstance(inner, _Enabled) else inner
+
+    async def __call__(self, ctx: RunContextWrapper[Any], agent: Any) -> bool:
+        self.runs.settle_rejections(ctx)
+        value = self.inner if isinstance(self.inner, bool) else self.inner(ctx, agent)
+        if inspect.isawaitable(value):
+            value = await value
+        return bool(value)
 
 
 def _others(guardrails: Iterable[Any] | None) -> list[Any]:
@@ -297,7 +443,9 @@ def _others(guardrails: Iterable[Any] | None) -> list[Any]:
 # --- events -------------------------------------------------------------------------------
 
 
-async def _pre_tool_use(session: Session, ctx: ToolContext[Any], agent: Any) -> Decision:
+async def _decide(session: Session, ctx: ToolContext[Any], agent: Any) -> Decision:
+    """PreToolUse for this call. Cancelled meanwhile (a sibling's halt tore the batch
+    down), the call is finished as interrupted: its pending row may still be written."""
     tool_input, raw = _arguments(ctx.tool_arguments)
     event = PreToolUse(
         session_id=session.session_id,
@@ -309,9 +457,34 @@ async def _pre_tool_use(session: Session, ctx: ToolContext[Any], agent: Any) -> 
     )
     if raw is not None:  # the SDK will refuse these arguments; hooks may still want to see them
         event.extra["tool_arguments"] = raw
-    # owner=True, as in run_tool: this process runs the tool, so an ask no approver settles
-    # is a denial, and the pending row carries our pid for `hookrails ledger recover`
-    return await session.guard._emit(event, session, owner=True)
+    try:
+        # owner=True, as in run_tool: this process runs the tool, so an ask no approver
+        # settles is a denial, and the pending row carries our pid for `ledger recover`
+        return await session.guard._emit(event, session, owner=True)
+    except asyncio.CancelledError:
+        session.emit_sync(
+            PostToolUseFailure(
+                tool_name=ctx.tool_name,
+                tool_input=tool_input,
+                tool_use_id=ctx.tool_call_id,
+                agent_type=event.agent_type,
+                error=_CANCELLED,
+                is_interrupt=True,
+            )
+        )
+        raise
+
+
+def _event(call: _Call, call_id: str, error: str, *, interrupt: bool = True) -> PostToolUseFailure:
+    """The failure that finishes a call the SDK dropped (or a rewrite we refused)."""
+    return PostToolUseFailure(
+        tool_name=call.tool_name,
+        tool_input=call.tool_input,
+        tool_use_id=call_id,
+        agent_type=call.pre.event.agent_type,
+        error=error,
+        is_interrupt=interrupt or None,
+    )
 
 
 def _post_event(
@@ -334,8 +507,19 @@ def _post_event(
     if error is None:
         return PostToolUse(tool_response=output, **fields)
     interrupted = isinstance(error, asyncio.CancelledError) or None
-    text = f"{type(error).__name__}: {error}"
-    return PostToolUseFailure(error=text, is_interrupt=interrupted, **fields)
+    return PostToolUseFailure(error=_describe(error), is_interrupt=interrupted, **fields)
+
+
+def _describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"
+
+
+def _halted(session: Session) -> str:
+    return f"Halted: the agent was halted before the call ran: {session.halted}"
+
+
+def _not_run(session: Session) -> str:
+    return f"Not run: the agent was halted: {session.halted}"
 
 
 def _arguments(raw: str) -> tuple[dict[str, Any], str | None]:
@@ -375,33 +559,80 @@ def _text(value: Any) -> str:
         return str(value)
 
 
+def _paused(task: asyncio.Task[Any]) -> bool:
+    """The call's task ended by pausing the run for an approval."""
+    if task.cancelled() or task.exception() is not None:
+        return False
+    return isinstance(getattr(task.result(), "run_item", None), ToolApprovalItem)
+
+
+def _hosted(tool: Any) -> bool:
+    if isinstance(tool, _HOSTED):
+        return True
+    if not isinstance(tool, ShellTool):
+        return False
+    environment: dict[str, Any] = dict(tool.environment or {})
+    return bool(environment.get("type", "local") != "local")
+
+
 # --- the public API -------------------------------------------------------------------------
 
 
 def guard_tools(
-    guard: Guard, tools: Sequence[Tool], *, session_id: str | None = None
+    guard: Guard,
+    tools: Sequence[Tool],
+    *,
+    session_id: str | None = None,
+    unguarded: Iterable[str] = (),
 ) -> list[Tool]:
-    """Guarded copies of the function tools in ``tools`` (other tools pass through as they are).
+    """Guarded copies of the function tools in ``tools``.
 
     Each copy carries our PreToolUse input guardrail (after the tool's own, so a call
     they reject is not recorded as pending) and an ``on_invoke_tool`` that runs the
     rewritten input and emits the post events. ``session_id`` fixes the session;
     otherwise each ``Runner.run`` is one (see ``GuardrailsRunHooks`` and ``run``).
+
+    Hosted tools (web and file search, code interpreter, image generation, hosted MCP,
+    tool search, a shell in a hosted container) run at OpenAI, beyond any guard here:
+    they pass through as they are. A tool that runs on this machine but has no tool
+    guardrails (a local ``ShellTool``, ``LocalShellTool``, ``ApplyPatchTool``,
+    ``ComputerTool``, ``CustomTool``) raises ``TypeError``, so it cannot slip through
+    unguarded by accident: guard its executor yourself (``guard.run_tool``) and name it
+    in ``unguarded`` to pass it through.
     """
     rails = _Rails(guard, session_id, wraps=True)
-    return [rails.attach(t) if isinstance(t, FunctionTool) else t for t in tools]
+    passed = set(unguarded)
+    out: list[Tool] = []
+    for tool in tools:
+        if tool.name in passed or _hosted(tool):
+            out.append(tool)
+        elif isinstance(tool, FunctionTool):
+            out.append(rails.attach(tool))
+        else:
+            raise TypeError(
+                f"guard_tools cannot guard {type(tool).__name__} {tool.name!r}: it runs on "
+                "this machine and the SDK gives it no tool guardrails. Guard its executor "
+                f"yourself (guard.run_tool) and pass unguarded=({tool.name!r},)"
+            )
+    return out
 
 
 def tool_guardrails(
-    guard: Guard, *, session_id: str | None = None
+    guard: Guard, tool: FunctionTool, *, session_id: str | None = None
 ) -> tuple[ToolInputGuardrail[Any], ToolOutputGuardrail[Any]]:
-    """The PreToolUse input guardrail and the PostToolUse output guardrail, for tools you
-    build yourself (``@function_tool(tool_input_guardrails=[pre], tool_output_guardrails=[post])``).
+    """The PreToolUse input guardrail and the PostToolUse output guardrail for ``tool``.
 
-    Attach both. Without ``guard_tools``'s wrapper they cannot apply a rewritten input
-    (the call is refused) nor tell a failure from an output (see the module docs).
+    Attach both to that tool (``tool.tool_input_guardrails = [pre]``,
+    ``tool.tool_output_guardrails = [post]``). ``tool`` gets a failure formatter that
+    records its exceptions (then answers as its own policy would), so the output
+    guardrail tells a failure from an output. Without ``guard_tools``'s invoker the
+    guardrails cannot apply a rewritten input (the call is refused) nor tell a timeout
+    from an output (see the module docs).
     """
+    if not isinstance(tool, FunctionTool):
+        raise TypeError(f"tool_guardrails needs a FunctionTool, not {type(tool).__name__}")
     rails = _Rails(guard, session_id, wraps=False)
+    rails.prepare(tool)
     return rails.input, rails.output
 
 
@@ -422,11 +653,16 @@ class GuardrailsRunHooks(RunHooks[Any]):
         self.prompts = prompts
         self.last_stop: Decision | None = None
         self._runs = _runs(guard)
+        self._seen: list[weakref.ref[Any]] = []  # the Usage of each run these hooks saw
+
+    def _usages(self) -> list[Any]:
+        return [u for ref in self._seen if (u := ref()) is not None]
 
     async def on_agent_start(self, context: AgentHookContext[Any], agent: Agent[Any]) -> None:
         session, first = self._runs.session(context, self.session_id)
         if not first:
             return  # a handoff: the same run, the same prompt
+        self._seen.append(weakref.ref(context.usage))
         owned = self.session_id is None
         if owned:
             await session.session_start("startup", agent_type=agent.name)
@@ -445,6 +681,8 @@ class GuardrailsRunHooks(RunHooks[Any]):
         self, context: AgentHookContext[Any], agent: Agent[Any], output: Any
     ) -> None:
         session, _ = self._runs.session(context, self.session_id)
+        self._runs.settle_rejections(context)
+        self._runs.finish_runs([context.usage], _ENDED)
         self.last_stop = await session.agent_stop(
             _text(output),
             stop_hook_active=bool(session.stop_blocks.get("")),
@@ -464,10 +702,11 @@ async def run(
 ) -> RunResult:
     """``Runner.run`` under the Guard, with the prompt and stop events honoured.
 
-    The prompt event runs first (blocked: :class:`~guardrails.errors.RunBlocked`, the
-    agent never starts; context: added as a developer message). While the Guard blocks
-    the stop, the agent runs again on its history plus the reason as a user message.
-    Other keyword arguments go to ``Runner.run`` (``hooks`` is ours).
+    The prompt event runs first (blocked: :class:`RunBlocked`, the agent never starts;
+    context: added as a developer message). While the Guard blocks the stop, the agent
+    runs again on its history plus the reason as a user message. Other keyword
+    arguments go to ``Runner.run`` (``hooks`` is ours). When a run fails, the calls it
+    allowed but never ran are finished as interrupted before the error goes on.
     """
     if "hooks" in runner_kwargs:
         raise TypeError("run() passes its own GuardrailsRunHooks; use Runner.run for your own")
@@ -494,6 +733,9 @@ async def run(
                 return result
             items = [*result.to_input_list(), {"role": "user", "content": stop.reason or ""}]
             agent = result.last_agent
+    except BaseException:
+        _runs(guard).finish_runs(hooks._usages(), _CANCELLED)
+        raise
     finally:
         if owned:
             await session.session_end("other", agent_type=name)
