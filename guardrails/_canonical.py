@@ -33,16 +33,51 @@ cannot hold hash by their ``repr``), for the ledger's ``arguments_hash``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-from typing import Any
+import sys
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+
+def _builtin_sha256() -> Callable[[bytes], Any]:
+    """CPython's own sha256 (the same digests): ``hashlib`` loads OpenSSL first, which
+    costs a hook process recording in the ledger about 2.5 ms."""
+    found: Callable[[bytes], Any]
+    try:  # no stubs for these private modules: typed by hand
+        if sys.version_info >= (3, 12):
+            from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]
+        else:
+            from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
+        found = sha256
+    except ImportError:  # a build without them
+        import hashlib
+
+        found = hashlib.sha256
+    return found
+
+
+_BUILTIN_SHA256 = _builtin_sha256()
+
+
+def _sha256_hex(data: bytes) -> str:
+    """sha256 hex digest: OpenSSL's once ``hashlib`` is loaded (5x faster on big inputs),
+    the builtin's until then."""
+    hashlib = sys.modules.get("hashlib")
+    sha256 = _BUILTIN_SHA256 if hashlib is None else hashlib.sha256
+    return str(sha256(data).hexdigest())
+
 
 __all__ = ["canonical_bytes", "canonical_hash", "canonical_json", "input_hash"]
 
 _INF = float("inf")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: patterns compiled (and cached by ``re``) when first used: compiling them costs a hook
+#: process 0.3 ms, and most never meet a lone surrogate or a bad value
+_SURROGATE = "[\ud800-\udfff]"
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 #: subclass -> the plain value json itself would write (bypassing overridden ``__str__``)
 _BASES: tuple[tuple[type, Any], ...] = (
     (str, str.__str__),
@@ -128,7 +163,7 @@ def _where(path: list[str | int]) -> str:
     for part in reversed(path):
         if isinstance(part, int):
             out += f"[{part}]"
-        elif _IDENT.fullmatch(part):
+        elif re.fullmatch(_IDENT, part):
             out += f".{part}"
         else:
             out += "[" + json.dumps(part, ensure_ascii=False) + "]"
@@ -150,8 +185,8 @@ def canonical_json(value: Any) -> str:
         raise ValueError("canonical JSON: nested too deeply (or circular)") from None
     except ValueError as exc:  # int -> str beyond sys.get_int_max_str_digits()
         raise ValueError(f"canonical JSON: {exc}") from None
-    if not text.isascii() and _SURROGATE.search(text):
-        text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    if not text.isascii() and re.search(_SURROGATE, text):
+        text = re.sub(_SURROGATE, lambda m: f"\\u{ord(m.group()):04x}", text)
     return text
 
 
@@ -162,7 +197,7 @@ def canonical_bytes(value: Any) -> bytes:
 
 def canonical_hash(value: Any) -> str:
     """sha256 hex of the canonical JSON; raises like :func:`canonical_json`."""
-    return hashlib.sha256(canonical_bytes(value)).hexdigest()
+    return _sha256_hex(canonical_bytes(value))
 
 
 def input_hash(value: Any) -> str:
@@ -175,4 +210,4 @@ def input_hash(value: Any) -> str:
         except RecursionError:
             text = "unrepresentable:" + type(value).__name__
         data = text.encode("utf-8", "surrogatepass")
-    return hashlib.sha256(data).hexdigest()
+    return _sha256_hex(data)

@@ -15,10 +15,16 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
-from collections.abc import Callable
-from typing import Any, Final
 
 from .errors import DefinitionError
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Final, TypeAlias
+
+    #: ``(primary_arg, kind)`` for a tool name, or ``None`` if it has none
+    ArgLookup: TypeAlias = Callable[[str], tuple[str, str] | None]
 
 __all__ = ["ArgPredicate", "ArgRule", "Pattern", "compile_glob", "split_alternatives"]
 
@@ -248,10 +254,6 @@ def _normalize_glob(glob: str) -> list[str]:
         elif not absolute:
             parts.append(seg)
     return parts
-
-
-#: ``(primary_arg, kind)`` for a tool name, or ``None`` if it has none
-ArgLookup = Callable[[str], "tuple[str, str] | None"]
 
 
 class ArgPredicate:

@@ -2,7 +2,9 @@
 
 The ledger runs tool inputs and outputs through :func:`redact` before writing
 them; the ``redact_secrets`` built-in reuses the same :class:`Redactor` to mask
-what the model sees. Stdlib only; importing compiles a handful of regexes. Every
+what the model sees. Stdlib only; the combined pattern is compiled (~5 ms) when a
+text first holds one of the words every kind needs (``key``, ``token``, ``://``,
+``sk-``...), so a hook process recording plain commands never pays for it. Every
 built-in kind is a named alternative of a single pattern, so ``redact_text`` is
 one ``re.sub`` pass (the context a match keeps, such as ``NAME=`` or
 ``scheme://user:``, is searched again on its own), then one pass per user
@@ -72,10 +74,14 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Final
+from collections.abc import Mapping
 
 from .errors import DefinitionError
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any, Final
 
 __all__ = [
     "DEFAULT_MASK",
@@ -237,6 +243,28 @@ KINDS: Final[tuple[str, ...]] = tuple(kind for kind, _ in _BUILTIN_PATTERNS)
 _OTHER_KINDS: Final = ("custom", "field", "depth", "cycle")
 _KEEP = "_keep"
 _TOKEN_EDGE = re.compile(r"[A-Za-z0-9_.+/=~-]")
+#: every built-in kind's match holds one of these (ignoring case): text without them holds
+#: no built-in secret, so the combined pattern is neither compiled nor run for it
+_TRIGGER_WORDS = (
+    "-----begin", "sk-", "akia", "asia", "aws", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+    "github_pat_", "xox", "authorization", "bearer", "://", "token", "secret", "pass", "key",
+)  # fmt: skip
+
+
+def _may_hold_secret(text: str) -> bool:
+    """Whether ``text`` holds a trigger word. ASCII text is lowered and searched (the
+    same answer as ``re.IGNORECASE``, which folds only non-ASCII letters further);
+    other text goes through the regex, which also folds the dotless i, the dotted capital
+    I and the long s onto ASCII letters."""
+    if text.isascii():
+        low = text.lower()
+        return any(word in low for word in _TRIGGER_WORDS)
+    return _trigger().search(text) is not None
+
+
+@functools.cache
+def _trigger() -> re.Pattern[str]:
+    return re.compile("|".join(map(re.escape, _TRIGGER_WORDS)), re.IGNORECASE)
 
 
 def _secret_groups(pattern: re.Pattern[str]) -> dict[str, tuple[str, ...]]:
@@ -365,12 +393,28 @@ class Redactor:
                     expected=expected,
                 )
         self._user = tuple(_compile_user(p) for p in extra_patterns)
-        self._pattern = _compile(tuple(self._masks.values()))
-        self._secret_groups = _secret_groups(self._pattern)
-        masks = sorted({m for m in self._masks.values() if m}, key=len, reverse=True)
-        self._split_masks = (
-            re.compile("(" + "|".join(map(re.escape, masks)) + ")") if masks else None
-        )
+        # compiled when first needed: the built-in pattern costs ~5 ms to compile, and
+        # a hook process often redacts nothing that could hold a secret (_TRIGGER_WORDS)
+        self._pattern: re.Pattern[str] | None = None
+        self._secret_groups: dict[str, tuple[str, ...]] = {}
+        self._split_masks: re.Pattern[str] | None = None
+
+    def _builtin(self) -> re.Pattern[str]:
+        """The combined built-in pattern, compiled on first use."""
+        pattern = self._pattern
+        if pattern is None:
+            pattern = _compile(tuple(self._masks.values()))
+            self._secret_groups = _secret_groups(pattern)
+            self._pattern = pattern
+        return pattern
+
+    def _mask_splitter(self) -> re.Pattern[str]:
+        """Splits text at the masks (capturing them), compiled on first use."""
+        splitter = self._split_masks
+        if splitter is None:
+            masks = sorted({m for m in self._masks.values() if m}, key=len, reverse=True)
+            splitter = self._split_masks = re.compile("(" + "|".join(map(re.escape, masks)) + ")")
+        return splitter
 
     # -- text ------------------------------------------------------------------------
 
@@ -390,13 +434,15 @@ class Redactor:
     def _run(self, text: str, kinds: list[str] | None) -> str:
         if not text:
             return text
-        text = self._pattern.sub(self._builtin_replacer(kinds), text)
+        if _may_hold_secret(text):  # else no built-in kind can match
+            text = self._builtin().sub(self._builtin_replacer(kinds), text)
         for user in self._user:
             text = self._outside_masks(user, text, kinds)
         return text
 
     def _builtin_replacer(self, kinds: list[str] | None) -> Callable[[re.Match[str]], str]:
-        masks, secret_groups, pattern = self._masks, self._secret_groups, self._pattern
+        pattern = self._builtin()
+        masks, secret_groups = self._masks, self._secret_groups
 
         def replace(m: re.Match[str]) -> str:
             kind = m.lastgroup
@@ -433,10 +479,9 @@ class Redactor:
             whole = m.group()
             return whole[: start - base] + mask + whole[end - base :]
 
-        if self._split_masks is None:
-            return pattern.sub(replace, text)
-        # odd pieces are existing masks: a user pattern never rewrites them
-        pieces = self._split_masks.split(text)
+        # odd pieces are existing masks (never empty: __init__ checks): a user pattern
+        # never rewrites them
+        pieces = self._mask_splitter().split(text)
         for i in range(0, len(pieces), 2):
             if pieces[i]:
                 pieces[i] = pattern.sub(replace, pieces[i])

@@ -3,19 +3,25 @@
 These are plain dataclasses that validate and compile in ``__post_init__`` so a
 bad pattern or hook fails at load time with its location. Files (YAML, TOML,
 JSON) are first checked against the pydantic models in ``_config``; building
-from Python never imports pydantic, which keeps a hook process fast.
+from Python never imports pydantic, which keeps a hook process fast. For the
+same reason they are written out by hand (``_records``), without importing
+``dataclasses`` or ``typing`` at run time.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, fields
-from typing import Any, Literal
 
 from ._hooks import Hook, resolve_hook
 from ._matching import BUILTIN_PRIMARY_ARGS, PATH_ARG_NAMES, Pattern, compile_glob
+from ._records import DICT, LIST, field_names, record
 from .errors import DefinitionError, EventError
 from .events import EVENT_NAMES, canonical_event_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from dataclasses import Field
+    from typing import Any, ClassVar, Literal
 
 __all__ = [
     "DEFAULT_ON_FAILURE",
@@ -33,17 +39,39 @@ DEFAULT_ON_FAILURE: dict[str, Literal["block", "continue"]] = {
 }
 
 
-@dataclass
+@record()
 class ToolSpec:
     """What the definition knows about one tool."""
 
-    schema: Any = None
-    side_effects: bool = False
-    primary_arg: str | None = None
-    arg_kind: Literal["path", "text"] | None = None
-    idempotency: dict[str, Any] | None = None
-    annotations: dict[str, Any] | None = None
-    description: str | None = None
+    if TYPE_CHECKING:
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+    schema: Any
+    side_effects: bool
+    primary_arg: str | None
+    arg_kind: Literal["path", "text"] | None
+    idempotency: dict[str, Any] | None
+    annotations: dict[str, Any] | None
+    description: str | None
+
+    def __init__(
+        self,
+        schema: Any = None,
+        side_effects: bool = False,
+        primary_arg: str | None = None,
+        arg_kind: Literal["path", "text"] | None = None,
+        idempotency: dict[str, Any] | None = None,
+        annotations: dict[str, Any] | None = None,
+        description: str | None = None,
+    ) -> None:
+        self.schema = schema
+        self.side_effects = side_effects
+        self.primary_arg = primary_arg
+        self.arg_kind = arg_kind
+        self.idempotency = idempotency
+        self.annotations = annotations
+        self.description = description
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         for key, types in (
@@ -66,7 +94,7 @@ class ToolSpec:
             self.arg_kind = "path" if self.primary_arg in PATH_ARG_NAMES else "text"
 
 
-@dataclass
+@record(no_repr=("base_dir",), no_compare=("base_dir",))
 class HookMatcher:
     """Bind hooks to the subjects (tool names, agent types) a pattern matches.
 
@@ -76,15 +104,41 @@ class HookMatcher:
     ``continue`` (fail open, recorded). ``agents``/``tenants`` narrow the scope.
     """
 
-    matcher: str | None = None
-    hooks: list[Any] = field(default_factory=list)
-    priority: int = 100
-    timeout: float | None = None
-    on_failure: Literal["block", "continue"] | None = None
-    agents: list[str] | None = None
-    tenants: list[str] | None = None
-    name: str | None = None
-    base_dir: str | None = field(default=None, repr=False, compare=False)
+    if TYPE_CHECKING:
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+    matcher: str | None
+    hooks: list[Any]
+    priority: int
+    timeout: float | None
+    on_failure: Literal["block", "continue"] | None
+    agents: list[str] | None
+    tenants: list[str] | None
+    name: str | None
+    base_dir: str | None
+
+    def __init__(
+        self,
+        matcher: str | None = None,
+        hooks: list[Any] = LIST,
+        priority: int = 100,
+        timeout: float | None = None,
+        on_failure: Literal["block", "continue"] | None = None,
+        agents: list[str] | None = None,
+        tenants: list[str] | None = None,
+        name: str | None = None,
+        base_dir: str | None = None,
+    ) -> None:
+        self.matcher = matcher
+        self.hooks = [] if hooks is LIST else hooks
+        self.priority = priority
+        self.timeout = timeout
+        self.on_failure = on_failure
+        self.agents = agents
+        self.tenants = tenants
+        self.name = name
+        self.base_dir = base_dir
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         try:
@@ -152,7 +206,7 @@ class HookMatcher:
         return self.name or self.pattern.source or "*"
 
 
-@dataclass
+@record(no_repr=("locations",), no_compare=("source", "locations"))
 class AgentDefinition:
     """An agent's tools and the hooks bound to its lifecycle events.
 
@@ -161,18 +215,42 @@ class AgentDefinition:
     ``event_budget`` caps the time all hooks of one event may take (seconds).
     """
 
-    name: str = "agent"
-    description: str | None = None
-    tools: dict[str, Any] = field(default_factory=dict)
-    hooks: dict[str, list[Any]] = field(default_factory=dict)
-    ledger: str | None = None
-    injection_budget: int = 30_000
-    event_budget: float = 30.0
-    source: str | None = field(default=None, compare=False)
+    if TYPE_CHECKING:
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+    name: str
+    description: str | None
+    tools: dict[str, Any]
+    hooks: dict[str, list[Any]]
+    ledger: str | None
+    injection_budget: int
+    event_budget: float
+    source: str | None
     #: (key, path, ...) -> line in ``source``, for messages about the file
-    locations: dict[tuple[str | int, ...], int] = field(
-        default_factory=dict, repr=False, compare=False
-    )
+    locations: dict[tuple[str | int, ...], int]
+
+    def __init__(
+        self,
+        name: str = "agent",
+        description: str | None = None,
+        tools: dict[str, Any] = DICT,
+        hooks: dict[str, list[Any]] = DICT,
+        ledger: str | None = None,
+        injection_budget: int = 30_000,
+        event_budget: float = 30.0,
+        source: str | None = None,
+        locations: dict[tuple[str | int, ...], int] = DICT,
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.tools = {} if tools is DICT else tools
+        self.hooks = {} if hooks is DICT else hooks
+        self.ledger = ledger
+        self.injection_budget = injection_budget
+        self.event_budget = event_budget
+        self.source = source
+        self.locations = {} if locations is DICT else locations
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
@@ -271,9 +349,9 @@ class AgentDefinition:
         return definition_from_data(data, source=source)
 
 
-_TOOL_KEYS = frozenset(f.name for f in fields(ToolSpec))
+_TOOL_KEYS = frozenset(field_names(ToolSpec))
 #: what a matcher mapping may say (``base_dir`` comes from the definition's file)
-_MATCHER_KEYS = frozenset(f.name for f in fields(HookMatcher) if f.name != "base_dir")
+_MATCHER_KEYS = frozenset(field_names(HookMatcher)) - {"base_dir"}
 
 
 def _mapping(value: Any, key: str, expected: str) -> list[tuple[Any, Any]]:

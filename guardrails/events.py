@@ -3,17 +3,33 @@
 A Claude payload maps 1:1 (``Event.from_claude``); fields this version does not
 know are kept in ``extra`` and written back by ``to_claude`` so nothing a newer
 host sends is lost.
+
+The classes are dataclasses (``slots=True, kw_only=True``) written out by hand
+(``_records``): a hook process imports this module on every event, and
+``@dataclass`` plus ``typing`` would cost it about 20 ms.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import types
-import typing
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, NamedTuple, TypeAlias
-
+from ._records import DICT, field_annotations, field_names, named_tuple, record
 from .errors import EventError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from dataclasses import Field
+    from typing import Any, ClassVar, Literal, NamedTuple, TypeAlias
+
+    EventName: TypeAlias = Literal[
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "UserPromptSubmit",
+        "SubagentStart",
+        "SubagentStop",
+        "AgentStop",
+        "SessionStart",
+        "SessionEnd",
+    ]
 
 __all__ = [
     "EVENT_NAMES",
@@ -35,7 +51,8 @@ __all__ = [
     "wire_fields",
 ]
 
-EventName: TypeAlias = Literal[
+#: the arguments of ``EventName`` (built from this tuple on first access)
+EVENT_NAMES: tuple[str, ...] = (
     "PreToolUse",
     "PostToolUse",
     "PostToolUseFailure",
@@ -45,11 +62,20 @@ EventName: TypeAlias = Literal[
     "AgentStop",
     "SessionStart",
     "SessionEnd",
-]
-
-EVENT_NAMES: tuple[str, ...] = typing.get_args(EventName)
+)
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 _ALIASES = {"Stop": "AgentStop"}
+
+
+def __getattr__(name: str) -> Any:
+    """``EventName`` (``Literal[...]``) is made on first use: ``typing`` costs a hook ~3 ms."""
+    if name == "EventName":
+        import typing
+
+        value = typing.Literal[EVENT_NAMES]  # type: ignore[valid-type]
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def canonical_event_name(name: str) -> str:
@@ -63,7 +89,7 @@ def canonical_event_name(name: str) -> str:
     return name
 
 
-@dataclass(slots=True, kw_only=True)
+@record(kw_only=True, slots=True, no_repr=("_nulls",), no_compare=("_nulls",))
 class Event:
     """Fields every hook event carries (Claude ``BaseHookInput``).
 
@@ -71,6 +97,22 @@ class Event:
     null); ``session_id`` and ``cwd`` may be absent (a Guard session fills
     them). A field whose type is not optional may not be null.
     """
+
+    __slots__ = (  # noqa: RUF023  # field order, as @dataclass(slots=True) writes it
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "hook_event_name",
+        "permission_mode",
+        "prompt_id",
+        "effort",
+        "agent_id",
+        "agent_type",
+        "extra",
+        "_nulls",
+    )
+    if TYPE_CHECKING:
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
 
     event_name: ClassVar[str] = ""
     #: the ``hook_event_name`` Claude sends and expects (``Stop`` for AgentStop)
@@ -80,18 +122,46 @@ class Event:
     #: event-specific fields every Claude payload of this event carries
     required: ClassVar[tuple[str, ...]] = ()
 
-    session_id: str = ""
-    transcript_path: str | None = None
-    cwd: str = ""
-    hook_event_name: str = ""
-    permission_mode: str | None = None
-    prompt_id: str | None = None
-    effort: dict[str, Any] | None = None
-    agent_id: str | None = None
-    agent_type: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    session_id: str
+    transcript_path: str | None
+    cwd: str
+    hook_event_name: str
+    permission_mode: str | None
+    prompt_id: str | None
+    effort: dict[str, Any] | None
+    agent_id: str | None
+    agent_type: str | None
+    extra: dict[str, Any]
     #: optional fields the payload sent as an explicit ``null``, so ``to_claude`` writes them back
-    _nulls: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+    _nulls: frozenset[str]
+
+    def __init__(
+        self,
+        *,
+        session_id: str = "",
+        transcript_path: str | None = None,
+        cwd: str = "",
+        hook_event_name: str = "",
+        permission_mode: str | None = None,
+        prompt_id: str | None = None,
+        effort: dict[str, Any] | None = None,
+        agent_id: str | None = None,
+        agent_type: str | None = None,
+        extra: dict[str, Any] = DICT,
+        _nulls: frozenset[str] = frozenset(),
+    ) -> None:
+        self.session_id = session_id
+        self.transcript_path = transcript_path
+        self.cwd = cwd
+        self.hook_event_name = hook_event_name
+        self.permission_mode = permission_mode
+        self.prompt_id = prompt_id
+        self.effort = effort
+        self.agent_id = agent_id
+        self.agent_type = agent_type
+        self.extra = {} if extra is DICT else extra
+        self._nulls = _nulls
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         name = self.hook_event_name
@@ -164,102 +234,482 @@ class Event:
         return value if isinstance(value, str) else ""
 
     def replace(self, **changes: Any) -> Event:
-        return dataclasses.replace(self, **changes)
+        """A copy with ``changes`` (``dataclasses.replace``, without importing it)."""
+        for name in field_names(type(self)):
+            if name not in changes:
+                changes[name] = getattr(self, name)
+        return type(self)(**changes)
 
 
-@dataclass(slots=True, kw_only=True)
+@record(kw_only=True, slots=True)
 class PreToolUse(Event):
+    """A tool is about to run; hooks may allow, deny, ask or rewrite its input."""
+
+    __slots__ = ("tool_name", "tool_input", "tool_use_id")  # noqa: RUF023
+
     event_name: ClassVar[str] = "PreToolUse"
     wire_name: ClassVar[str] = "PreToolUse"
     subject_field: ClassVar[str | None] = "tool_name"
     required: ClassVar[tuple[str, ...]] = ("tool_name", "tool_input")
-    tool_name: str = ""
-    tool_input: dict[str, Any] = field(default_factory=dict)
-    tool_use_id: str | None = None
+    tool_name: str
+    tool_input: dict[str, Any]
+    tool_use_id: str | None
+
+    def __init__(
+        self,
+        *,
+        session_id: str = "",
+        transcript_path: str | None = None,
+        cwd: str = "",
+        hook_event_name: str = "",
+        permission_mode: str | None = None,
+        prompt_id: str | None = None,
+        effort: dict[str, Any] | None = None,
+        agent_id: str | None = None,
+        agent_type: str | None = None,
+        extra: dict[str, Any] = DICT,
+        _nulls: frozenset[str] = frozenset(),
+        tool_name: str = "",
+        tool_input: dict[str, Any] = DICT,
+        tool_use_id: str | None = None,
+    ) -> None:
+        self.tool_name = tool_name
+        self.tool_input = {} if tool_input is DICT else tool_input
+        self.tool_use_id = tool_use_id
+        Event.__init__(
+            self,
+            session_id=session_id,
+            transcript_path=transcript_path,
+            cwd=cwd,
+            hook_event_name=hook_event_name,
+            permission_mode=permission_mode,
+            prompt_id=prompt_id,
+            effort=effort,
+            agent_id=agent_id,
+            agent_type=agent_type,
+            extra=extra,
+            _nulls=_nulls,
+        )
 
 
-@dataclass(slots=True, kw_only=True)
+@record(kw_only=True, slots=True)
 class PostToolUse(Event):
+    """A tool ran; hooks may rewrite its output or add context."""
+
+    __slots__ = ("tool_name", "tool_input", "tool_response", "tool_use_id", "duration_ms")  # noqa: RUF023
+
     event_name: ClassVar[str] = "PostToolUse"
     wire_name: ClassVar[str] = "PostToolUse"
     subject_field: ClassVar[str | None] = "tool_name"
     required: ClassVar[tuple[str, ...]] = ("tool_name", "tool_input", "tool_response")
-    tool_name: str = ""
-    tool_input: dict[str, Any] = field(default_factory=dict)
-    tool_response: Any = None
-    tool_use_id: str | None = None
-    duration_ms: float | None = None
+    tool_name: str
+    tool_input: dict[str, Any]
+    tool_response: Any
+    tool_use_id: str | None
+    duration_ms: float | None
+
+    def __init__(
+        self,
+        *,
+        session_id: str = "",
+        transcript_path: str | None = None,
+        cwd: str = "",
+        hook_event_name: str = "",
+        permission_mode: str | None = None,
+        prompt_id: str | None = None,
+        effort: dict[str, Any] | None = None,
+        agent_id: str | None = None,
+        agent_type: str | None = None,
+        extra: dict[str, Any] = DICT,
+        _nulls: frozenset[str] = frozenset(),
+        tool_name: str = "",
+        tool_input: dict[str, Any] = DICT,
+        tool_response: Any = None,
+        tool_use_id: str | None = None,
+        duration_ms: float | None = None,
+    ) -> None:
+        self.tool_name = tool_name
+        self.tool_input = {} if tool_input is DICT else tool_input
+        self.tool_response = tool_response
+        self.tool_use_id = tool_use_id
+        self.duration_ms = duration_ms
+        Event.__init__(
+            self,
+            session_id=session_id,
+            transcript_path=transcript_path,
+            cwd=cwd,
+            hook_event_name=hook_event_name,
+            permission_mode=permission_mode,
+            prompt_id=prompt_id,
+            effort=effort,
+            agent_id=agent_id,
+            agent_type=agent_type,
+            extra=extra,
+            _nulls=_nulls,
+        )
 
 
-@dataclass(slots=True, kw_only=True)
+@record(kw_only=True, slots=True)
 class PostToolUseFailure(Event):
+    """A tool raised or was interrupted; hooks may add context."""
+
+    __slots__ = (  # noqa: RUF023
+        "tool_name",
+        "tool_input",
+        "tool_use_id",
+        "error",
+        "is_interrupt",
+        "duration_ms",
+    )
+
     event_name: ClassVar[str] = "PostToolUseFailure"
     wire_name: ClassVar[str] = "PostToolUseFailure"
     subject_field: ClassVar[str | None] = "tool_name"
     required: ClassVar[tuple[str, ...]] = ("tool_name", "tool_input", "error")
-    tool_name: str = ""
-    tool_input: dict[str, Any] = field(default_factory=dict)
-    tool_use_id: str | None = None
-    error: str = ""
-    is_interrupt: bool | None = None
-    duration_ms: float | None = None
+    tool_name: str
+    tool_input: dict[str, Any]
+    tool_use_id: str | None
+    error: str
+    is_interrupt: bool | None
+    duration_ms: float | None
+
+    def __init__(
+        self,
+        *,
+        session_id: str = "",
+        transcript_path: str | None = None,
+        cwd: str = "",
+        hook_event_name: str = "",
+        permission_mode: str | None = None,
+        prompt_id: str | None = None,
+        effort: dict[str, Any] | None = None,
+        agent_id: str | None = None,
+        agent_type: str | None = None,
+        extra: dict[str, Any] = DICT,
+        _nulls: frozenset[str] = frozenset(),
+        tool_name: str = "",
+        tool_input: dict[str, Any] = DICT,
+        tool_use_id: str | None = None,
+        error: str = "",
+        is_interrupt: bool | None = None,
+        duration_ms: float | None = None,
+    ) -> None:
+        self.tool_name = tool_name
+        self.tool_input = {} if tool_input is DICT else tool_input
+        self.tool_use_id = tool_use_id
+        self.error = error
+        self.is_interrupt = is_interrupt
+        self.duration_ms = duration_ms
+        Event.__init__(
+            self,
+            session_id=session_id,
+            transcript_path=transcript_path,
+            cwd=cwd,
+            hook_event_name=hook_event_name,
+            permission_mode=permission_mode,
+            prompt_id=prompt_id,
+            effort=effort,
+            agent_id=agent_id,
+            agent_type=agent_type,
+            extra=extra,
+            _nulls=_nulls,
+        )
 
 
-@dataclass(slots=True, kw_only=True)
+@record(kw_only=True, slots=True)
 class UserPromptSubmit(Event):
+    """The user sent a prompt; hooks may block (erase) it or add context."""
+
+    __slots__ = ("prompt",)
+
     event_name: ClassVar[str] = "UserPromptSubmit"
     wire_name: ClassVar[str] = "UserPromptSubmit"
     required: ClassVar[tuple[str, ...]] = ("prompt",)
-    prompt: str = ""
+    prompt: str
+
+    def __init__(
+        self,
+        *,
+        session_id: str = "",
+        transcript_path: str | None = None,
+        cwd: str = "",
+        hook_event_name: str = "",
+        permission_mode: str | None = None,
+        prompt_id: str | None = None,
+        effort: dict[str, Any] | None = None,
+        agent_id: str | None = None,
+        agent_type: str | None = None,
+        extra: dict[str, Any] = DICT,
+        _nulls: frozenset[str] = frozenset(),
+        prompt: str = "",
+    ) -> None:
+        self.prompt = prompt
+        Event.__init__(
+            self,
+            session_id=session_id,
+            transcript_path=transcript_path,
+            cwd=cwd,
+            hook_event_name=hook_event_name,
+            permission_mode=permission_mode,
+            prompt_id=prompt_id,
+            effort=effort,
+            agent_id=agent_id,
+            agent_type=agent_type,
+            extra=extra,
+            _nulls=_nulls,
+        )
 
 
-@dataclass(slots=True, kw_only=True)
+@record(kw_only=True, slots=True)
 class SubagentStart(Event):
+    """A subagent starts; hooks may add context for it."""
+
+    __slots__ = ()
+
     event_name: ClassVar[str] = "SubagentStart"
     wire_name: ClassVar[str] = "SubagentStart"
     subject_field: ClassVar[str | None] = "agent_type"
     required: ClassVar[tuple[str, ...]] = ("agent_id", "agent_type")
 
+    def __init__(
+        self,
+        *,
+        session_id: str = "",
+        transcript_path: str | None = None,
+        cwd: str = "",
+        hook_event_name: str = "",
+        permission_mode: str | None = None,
+        prompt_id: str | None = None,
+        effort: dict[str, Any] | None = None,
+        agent_id: str | None = None,
+        agent_type: str | None = None,
+        extra: dict[str, Any] = DICT,
+        _nulls: frozenset[str] = frozenset(),
+    ) -> None:
+        Event.__init__(
+            self,
+            session_id=session_id,
+            transcript_path=transcript_path,
+            cwd=cwd,
+            hook_event_name=hook_event_name,
+            permission_mode=permission_mode,
+            prompt_id=prompt_id,
+            effort=effort,
+            agent_id=agent_id,
+            agent_type=agent_type,
+            extra=extra,
+            _nulls=_nulls,
+        )
 
-@dataclass(slots=True, kw_only=True)
+
+@record(kw_only=True, slots=True)
 class SubagentStop(Event):
+    """A subagent is about to finish; hooks may block to keep it working."""
+
+    __slots__ = (  # noqa: RUF023
+        "stop_hook_active",
+        "agent_transcript_path",
+        "last_assistant_message",
+        "background_tasks",
+        "session_crons",
+    )
+
     event_name: ClassVar[str] = "SubagentStop"
     wire_name: ClassVar[str] = "SubagentStop"
     subject_field: ClassVar[str | None] = "agent_type"
     required: ClassVar[tuple[str, ...]] = ("agent_id", "agent_type", "stop_hook_active")
-    stop_hook_active: bool = False
-    agent_transcript_path: str | None = None
-    last_assistant_message: str | None = None
-    background_tasks: list[Any] | None = None
-    session_crons: list[Any] | None = None
+    stop_hook_active: bool
+    agent_transcript_path: str | None
+    last_assistant_message: str | None
+    background_tasks: list[Any] | None
+    session_crons: list[Any] | None
+
+    def __init__(
+        self,
+        *,
+        session_id: str = "",
+        transcript_path: str | None = None,
+        cwd: str = "",
+        hook_event_name: str = "",
+        permission_mode: str | None = None,
+        prompt_id: str | None = None,
+        effort: dict[str, Any] | None = None,
+        agent_id: str | None = None,
+        agent_type: str | None = None,
+        extra: dict[str, Any] = DICT,
+        _nulls: frozenset[str] = frozenset(),
+        stop_hook_active: bool = False,
+        agent_transcript_path: str | None = None,
+        last_assistant_message: str | None = None,
+        background_tasks: list[Any] | None = None,
+        session_crons: list[Any] | None = None,
+    ) -> None:
+        self.stop_hook_active = stop_hook_active
+        self.agent_transcript_path = agent_transcript_path
+        self.last_assistant_message = last_assistant_message
+        self.background_tasks = background_tasks
+        self.session_crons = session_crons
+        Event.__init__(
+            self,
+            session_id=session_id,
+            transcript_path=transcript_path,
+            cwd=cwd,
+            hook_event_name=hook_event_name,
+            permission_mode=permission_mode,
+            prompt_id=prompt_id,
+            effort=effort,
+            agent_id=agent_id,
+            agent_type=agent_type,
+            extra=extra,
+            _nulls=_nulls,
+        )
 
 
-@dataclass(slots=True, kw_only=True)
+@record(kw_only=True, slots=True)
 class AgentStop(Event):
     """The main agent is about to end its turn (Claude's ``Stop``)."""
+
+    __slots__ = (  # noqa: RUF023
+        "stop_hook_active",
+        "last_assistant_message",
+        "background_tasks",
+        "session_crons",
+    )
 
     event_name: ClassVar[str] = "AgentStop"
     wire_name: ClassVar[str] = "Stop"
     required: ClassVar[tuple[str, ...]] = ("stop_hook_active",)
-    stop_hook_active: bool = False
-    last_assistant_message: str | None = None
-    background_tasks: list[Any] | None = None
-    session_crons: list[Any] | None = None
+    stop_hook_active: bool
+    last_assistant_message: str | None
+    background_tasks: list[Any] | None
+    session_crons: list[Any] | None
+
+    def __init__(
+        self,
+        *,
+        session_id: str = "",
+        transcript_path: str | None = None,
+        cwd: str = "",
+        hook_event_name: str = "",
+        permission_mode: str | None = None,
+        prompt_id: str | None = None,
+        effort: dict[str, Any] | None = None,
+        agent_id: str | None = None,
+        agent_type: str | None = None,
+        extra: dict[str, Any] = DICT,
+        _nulls: frozenset[str] = frozenset(),
+        stop_hook_active: bool = False,
+        last_assistant_message: str | None = None,
+        background_tasks: list[Any] | None = None,
+        session_crons: list[Any] | None = None,
+    ) -> None:
+        self.stop_hook_active = stop_hook_active
+        self.last_assistant_message = last_assistant_message
+        self.background_tasks = background_tasks
+        self.session_crons = session_crons
+        Event.__init__(
+            self,
+            session_id=session_id,
+            transcript_path=transcript_path,
+            cwd=cwd,
+            hook_event_name=hook_event_name,
+            permission_mode=permission_mode,
+            prompt_id=prompt_id,
+            effort=effort,
+            agent_id=agent_id,
+            agent_type=agent_type,
+            extra=extra,
+            _nulls=_nulls,
+        )
 
 
-@dataclass(slots=True, kw_only=True)
+@record(kw_only=True, slots=True)
 class SessionStart(Event):
+    """A session starts or resumes; hooks may add context."""
+
+    __slots__ = ("source", "model")  # noqa: RUF023
+
     event_name: ClassVar[str] = "SessionStart"
     wire_name: ClassVar[str] = "SessionStart"
-    source: str | None = None
-    model: str | None = None
+    source: str | None
+    model: str | None
+
+    def __init__(
+        self,
+        *,
+        session_id: str = "",
+        transcript_path: str | None = None,
+        cwd: str = "",
+        hook_event_name: str = "",
+        permission_mode: str | None = None,
+        prompt_id: str | None = None,
+        effort: dict[str, Any] | None = None,
+        agent_id: str | None = None,
+        agent_type: str | None = None,
+        extra: dict[str, Any] = DICT,
+        _nulls: frozenset[str] = frozenset(),
+        source: str | None = None,
+        model: str | None = None,
+    ) -> None:
+        self.source = source
+        self.model = model
+        Event.__init__(
+            self,
+            session_id=session_id,
+            transcript_path=transcript_path,
+            cwd=cwd,
+            hook_event_name=hook_event_name,
+            permission_mode=permission_mode,
+            prompt_id=prompt_id,
+            effort=effort,
+            agent_id=agent_id,
+            agent_type=agent_type,
+            extra=extra,
+            _nulls=_nulls,
+        )
 
 
-@dataclass(slots=True, kw_only=True)
+@record(kw_only=True, slots=True)
 class SessionEnd(Event):
+    """A session ends; hooks run for their side effects."""
+
+    __slots__ = ("reason",)
+
     event_name: ClassVar[str] = "SessionEnd"
     wire_name: ClassVar[str] = "SessionEnd"
-    reason: str | None = None
+    reason: str | None
+
+    def __init__(
+        self,
+        *,
+        session_id: str = "",
+        transcript_path: str | None = None,
+        cwd: str = "",
+        hook_event_name: str = "",
+        permission_mode: str | None = None,
+        prompt_id: str | None = None,
+        effort: dict[str, Any] | None = None,
+        agent_id: str | None = None,
+        agent_type: str | None = None,
+        extra: dict[str, Any] = DICT,
+        _nulls: frozenset[str] = frozenset(),
+        reason: str | None = None,
+    ) -> None:
+        self.reason = reason
+        Event.__init__(
+            self,
+            session_id=session_id,
+            transcript_path=transcript_path,
+            cwd=cwd,
+            hook_event_name=hook_event_name,
+            permission_mode=permission_mode,
+            prompt_id=prompt_id,
+            effort=effort,
+            agent_id=agent_id,
+            agent_type=agent_type,
+            extra=extra,
+            _nulls=_nulls,
+        )
 
 
 _CLASSES: dict[str, type[Event]] = {
@@ -278,12 +728,22 @@ _CLASSES: dict[str, type[Event]] = {
 }
 
 
-class FieldSpec(NamedTuple):
-    """How ``from_claude`` checks one wire field."""
+if TYPE_CHECKING:
 
-    types: tuple[type, ...]  # accepted runtime types; empty: anything
-    nullable: bool  # may the payload send ``null``?
-    expected: str  # for messages: "a string", "a boolean or null", ...
+    class FieldSpec(NamedTuple):
+        """How ``from_claude`` checks one wire field."""
+
+        types: tuple[type, ...]  # accepted runtime types; empty: anything
+        nullable: bool  # may the payload send ``null``?
+        expected: str  # for messages: "a string", "a boolean or null", ...
+
+else:  # the same NamedTuple, made without importing typing
+    FieldSpec = named_tuple(
+        "FieldSpec",
+        {"types": "tuple[type, ...]", "nullable": "bool", "expected": "str"},
+        module=__name__,
+        doc="How ``from_claude`` checks one wire field.",
+    )
 
 
 _JSON_NAMES: dict[type, str] = {
@@ -294,6 +754,7 @@ _JSON_NAMES: dict[type, str] = {
     dict: "an object",
     list: "an array",
 }
+_BY_NAME: dict[str, type] = {tp.__name__: tp for tp in _JSON_NAMES}
 
 
 def _json_type(value: Any) -> str:
@@ -305,36 +766,34 @@ def _json_type(value: Any) -> str:
     return type(value).__name__
 
 
-def _field_spec(tp: Any, *, required: bool = False) -> FieldSpec:
-    """The check for a field annotated ``tp`` (``str | None``, ``dict[str, Any]``, ``Any``...).
+def _field_spec(annotation: str, *, required: bool = False) -> FieldSpec:
+    """The check for a field annotated ``annotation`` (``str | None``, ``dict[str, Any]``,
+    ``Any``...), read from the annotation's text: evaluating it would need ``typing``.
 
     A required field may not be null even when its annotation is optional.
     """
-    if tp is Any:
+    parts = [p.strip() for p in annotation.split("|")]
+    if parts == ["Any"]:
         return FieldSpec((), True, "any JSON value")
-    nullable = False
-    if typing.get_origin(tp) in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        nullable = len(args) < len(typing.get_args(tp))
-        if len(args) != 1:
-            raise TypeError(f"unsupported event field type {tp!r}")
-        tp = args[0]
-    base = typing.get_origin(tp) or tp
+    args = [p for p in parts if p != "None"]
+    if len(args) != 1:
+        raise TypeError(f"unsupported event field type {annotation!r}")
+    base = _BY_NAME.get(args[0].split("[", 1)[0])
+    if base is None:
+        raise TypeError(f"unsupported event field type {annotation!r}")
     accepted: tuple[type, ...] = (int, float) if base is float else (base,)
-    if base not in _JSON_NAMES:
-        raise TypeError(f"unsupported event field type {tp!r}")
-    nullable = nullable and not required
+    nullable = len(args) < len(parts) and not required
     expected = _JSON_NAMES[base] + (" or null" if nullable else "")
     return FieldSpec(accepted, nullable, expected)
 
 
 def _wire_fields(cls: type[Event]) -> dict[str, FieldSpec]:
     """Wire field name -> its check, in declaration order (``extra`` is not a wire field)."""
-    hints = typing.get_type_hints(cls)
+    annotations = field_annotations(cls)
     return {
-        f.name: _field_spec(hints[f.name], required=f.name in cls.required)
-        for f in dataclasses.fields(cls)
-        if f.name not in ("extra", "_nulls")
+        name: _field_spec(annotations[name], required=name in cls.required)
+        for name in field_names(cls)
+        if name not in ("extra", "_nulls")
     }
 
 
@@ -342,7 +801,7 @@ _FIELDS: dict[type[Event], dict[str, FieldSpec]] = {}
 
 
 def _fields(cls: type[Event]) -> dict[str, FieldSpec]:
-    """Computed on first use: ``get_type_hints`` costs a hook process milliseconds."""
+    """Computed on first use, once per class."""
     found = _FIELDS.get(cls)
     if found is None:
         found = _FIELDS[cls] = _wire_fields(cls)

@@ -8,15 +8,12 @@ live here and in ``_dispatch``; host adapters only translate.
 
 from __future__ import annotations
 
-import logging
 import os
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from ._dispatch import ChainIndex, Merge
 from ._hooks import is_async_callable
+from ._records import DICT, record
 from .definition import AgentDefinition
 from .errors import HookFailure, ToolDenied
 from .events import (
@@ -34,17 +31,22 @@ from .events import (
 )
 from .results import UNSET, Decision, HookResult, HookRun
 
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+    from dataclasses import Field
+    from typing import Any, ClassVar, Literal, TypeVar, overload
+
     from ._dispatch import Binding, Chain
     from .approvers import ApprovalRequest
     from .ledger import Ledger, LedgerReader
 
+    F = TypeVar("F", bound=Callable[..., Any])
+
 __all__ = ["Guard", "HookContext", "Session", "ToolRun"]
 
 _perf = time.perf_counter
-_log = logging.getLogger("guardrails.guard")
 _NEW_TURN = frozenset({"UserPromptSubmit", "SessionStart"})
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 class HookContext:
@@ -88,7 +90,7 @@ class HookContext:
         return self.session.tenant
 
 
-@dataclass
+@record()
 class ToolRun:
     """How a guarded tool call ended.
 
@@ -96,16 +98,41 @@ class ToolRun:
     to hand back to the model as the tool result.
     """
 
+    if TYPE_CHECKING:
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
     tool_name: str
     status: Literal["ok", "error", "denied"]
     pre: Decision
-    output: Any = None
-    error: str | None = None
-    exception: BaseException | None = None
-    post: Decision | None = None
-    tool_input: dict[str, Any] = field(default_factory=dict)
+    output: Any
+    error: str | None
+    exception: BaseException | None
+    post: Decision | None
+    tool_input: dict[str, Any]
     #: the output is a stored result replayed by a hook (e.g. idempotency); the tool did not run
-    replayed: bool = False
+    replayed: bool
+
+    def __init__(
+        self,
+        tool_name: str,
+        status: Literal["ok", "error", "denied"],
+        pre: Decision,
+        output: Any = None,
+        error: str | None = None,
+        exception: BaseException | None = None,
+        post: Decision | None = None,
+        tool_input: dict[str, Any] = DICT,
+        replayed: bool = False,
+    ) -> None:
+        self.tool_name = tool_name
+        self.status = status
+        self.pre = pre
+        self.output = output
+        self.error = error
+        self.exception = exception
+        self.post = post
+        self.tool_input = {} if tool_input is DICT else tool_input
+        self.replayed = replayed
 
     @property
     def ok(self) -> bool:
@@ -595,10 +622,12 @@ class Guard:
     ) -> ToolRun:
         return self._default.run_tool_sync(tool_name, tool_input, fn, **f)
 
-    @overload
-    def tool(self, fn: F, /) -> F: ...
-    @overload
-    def tool(self, *, name: str | None = None) -> Callable[[F], F]: ...
+    if TYPE_CHECKING:  # typing.overload without importing typing at run time
+
+        @overload
+        def tool(self, fn: F, /) -> F: ...
+        @overload
+        def tool(self, *, name: str | None = None) -> Callable[[F], F]: ...
 
     def tool(self, fn: Any = None, /, *, name: str | None = None) -> Any:  # type: ignore[misc]
         """Decorate a function so every call runs guarded.
@@ -793,7 +822,11 @@ class Guard:
             try:
                 self.ledger.record(decision, session, self.clock(), owner_pid=_pid(owner))
             except Exception:  # the decision stands whatever happens to its record
-                _log.exception("hookrails: could not record %s in the ledger", decision.event_name)
+                import logging  # lazy: ~4 ms a hook process would pay on every event
+
+                logging.getLogger("guardrails.guard").exception(
+                    "hookrails: could not record %s in the ledger", decision.event_name
+                )
         if decision.event.event_name == "SessionEnd" and session is not self._default:
             self._sessions.pop(session.session_id, None)  # a long-running Guard forgets it
         return decision

@@ -7,30 +7,37 @@ apply migrations and for the read side (CLI, queries). When the file cannot
 be written (read-only, disk full, corrupt, locked past the timeout) the Guard
 keeps guarding and the records go to a JSONL spool beside the database;
 ``recover()`` imports them later.
+
+A hook process opens a Ledger for every event, so this module imports no more
+than it needs to record one: ``logging``, ``pathlib``, ``contextlib``,
+``threading``, ``dataclasses`` and ``typing`` load only where they are used.
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
-import logging
 import os
 import re
 import sqlite3
 import sys
-import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from _thread import allocate_lock as _new_lock  # threading.Lock, without threading
 
 from ._canonical import input_hash
+from ._records import LIST, record
 from .errors import LedgerError
 from .results import UNSET
 
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
+    import logging
+    from collections.abc import Iterable, Iterator, Sequence
+    from contextlib import AbstractContextManager
+    from dataclasses import Field
+    from pathlib import Path
+    from typing import Any, ClassVar
+
     from ._redact import Redactor
     from .definition import AgentDefinition
     from .guard import Session
@@ -48,7 +55,21 @@ __all__ = [
     "spool_paths",
 ]
 
-log = logging.getLogger("guardrails.ledger")
+
+def _log() -> logging.Logger:
+    """The ``guardrails.ledger`` logger (``ledger.log``), imported when first needed."""
+    import logging
+
+    return logging.getLogger("guardrails.ledger")
+
+
+def __getattr__(name: str) -> Any:
+    """``log`` (the module's logger) is made on first use: ``logging`` costs a hook ~4 ms."""
+    if name == "log":
+        value = globals()[name] = _log()
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 DEFAULT_LEDGER = os.path.join(".hookrails", "ledger.db")
 ENV_VAR = "HOOKRAILS_LEDGER"
@@ -75,21 +96,35 @@ def resolve_ledger_path(
 # --- migrations ------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Migration:
+    if TYPE_CHECKING:
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
     number: int
     name: str
     sql: str
+
+    def __init__(self, number: int, name: str, sql: str) -> None:
+        object.__setattr__(self, "number", number)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "sql", sql)
 
 
 _MIGRATION_NAME = re.compile(r"(\d{4})_(\w+)\.sql")
 
 
+def _migration_folder() -> str:
+    from ._resources import data_dir
+
+    return os.path.join(data_dir("ledger"), "migrations")
+
+
 def _migration_files() -> list[tuple[re.Match[str], Path]]:
     """``(name match, path)`` of each migration file, in order; nothing is read."""
-    from ._resources import data_path
+    from pathlib import Path
 
-    folder = data_path("ledger") / "migrations"
+    folder = Path(_migration_folder())
     return [
         (m, folder / entry)
         for entry in sorted(os.listdir(folder))
@@ -300,8 +335,9 @@ def _temp_spool(path: str) -> str:
 
 
 def _latest_version() -> int:
-    """The newest schema version, from the migration file names alone (no reading)."""
-    return len(_migration_files())
+    """The newest schema version, from the migration file names alone (no reading, and
+    no ``pathlib``: every hook process asks)."""
+    return sum(1 for entry in os.listdir(_migration_folder()) if _MIGRATION_NAME.fullmatch(entry))
 
 
 class Ledger:
@@ -334,7 +370,7 @@ class Ledger:
         self.max_output = max_output
         # built now, so a bad pattern fails here and not in the middle of a tool call
         self._redactor: Redactor = Redactor(tuple(redact_patterns))
-        self._lock = threading.Lock()
+        self._lock = _new_lock()
         self._conn: sqlite3.Connection | None = None
         #: why records go to the spool instead of the file (None: all is well);
         #: it starts with the kind: read_only, full, corrupt, locked, newer_schema, error
@@ -392,8 +428,10 @@ class Ledger:
 
     def _close_connection(self) -> None:
         if self._conn is not None:
-            with contextlib.suppress(sqlite3.Error):
+            try:  # noqa: SIM105  # contextlib.suppress: contextlib costs a hook 0.5 ms
                 self._conn.close()
+            except sqlite3.Error:
+                pass
             self._conn = None
 
     def close(self) -> None:
@@ -443,7 +481,7 @@ class Ledger:
         self._kind = kind
         self._reopen_at = time.monotonic() + _REOPEN_INTERVAL
         if self.degraded != reason:
-            log.warning(
+            _log().warning(
                 "hookrails ledger %s cannot be written (%s); guarding continues and records "
                 "go to %s until `hookrails ledger recover`",
                 self.path,
@@ -471,7 +509,7 @@ class Ledger:
                 return
             error = f"short write ({written} of {len(data)} bytes)"
         # nowhere left to write: say so loudly, keep guarding
-        log.error("hookrails ledger spool %s failed: %s; record lost", first, error)
+        _log().error("hookrails ledger spool %s failed: %s; record lost", first, error)
 
     # --- writing ---------------------------------------------------------------------
 
@@ -493,13 +531,15 @@ class Ledger:
                 conn.execute("COMMIT")
             except Exception as exc:  # sqlite errors, and values SQLite refuses to bind
                 if conn.in_transaction:
+                    import contextlib
+
                     with contextlib.suppress(sqlite3.Error):
                         conn.execute("ROLLBACK")
                 self._degrade(exc)
                 self._spool(ops)
                 return
             if self.degraded is not None:  # writable again; the spool waits for recover()
-                log.info("hookrails ledger %s is writable again", self.path)
+                _log().info("hookrails ledger %s is writable again", self.path)
                 self.degraded = self._kind = None
 
     def _text_of(self, value: Any) -> str:
@@ -653,11 +693,15 @@ class Ledger:
             )  # fmt: skip
         self._write(ops)
 
-    @contextlib.contextmanager
-    def write_transaction(self) -> Iterator[sqlite3.Connection]:
+    def write_transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """A ``BEGIN IMMEDIATE`` transaction on the writer connection, for built-ins that
         keep state in the ledger (idempotency claims). Raises :class:`LedgerError` when the
         file cannot be written; the caller decides whether that fails open or closed."""
+        import contextlib  # here, not at import: contextlib costs a hook process 0.5 ms
+
+        return contextlib.contextmanager(self._write_transaction)()
+
+    def _write_transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             conn = self._conn
             if conn is None:
@@ -672,6 +716,8 @@ class Ledger:
                 conn.execute("COMMIT")
             except BaseException as exc:
                 if conn.in_transaction:
+                    import contextlib
+
                     with contextlib.suppress(sqlite3.Error):
                         conn.execute("ROLLBACK")
                 if isinstance(exc, sqlite3.Error):
@@ -713,6 +759,8 @@ class Ledger:
                 report.interrupted = self._mark_stale(conn, older_than, now)
             except sqlite3.Error as exc:
                 if conn.in_transaction:
+                    import contextlib
+
                     with contextlib.suppress(sqlite3.Error):
                         conn.execute("ROLLBACK")
                 raise LedgerError(
@@ -810,7 +858,7 @@ class Ledger:
         if rejected:
             with open(spool + ".rejected", "a", encoding="utf-8", errors="surrogateescape") as fh:
                 fh.writelines(ln if ln.endswith("\n") else ln + "\n" for ln in rejected)
-            log.warning(
+            _log().warning(
                 "hookrails ledger: %d spooled records in %s could not be imported; kept in %s",
                 len(rejected),
                 spool,
@@ -882,13 +930,28 @@ def _classify(exc: BaseException) -> str:
     return "error"
 
 
-@dataclass
+@record()
 class RecoverReport:
-    imported: int = 0
-    interrupted: int = 0
-    spools: list[str] = field(default_factory=list)
+    if TYPE_CHECKING:
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+    imported: int
+    interrupted: int
+    spools: list[str]
     #: spooled records that could not be imported (kept in ``<spool>.rejected``)
-    rejected: int = 0
+    rejected: int
+
+    def __init__(
+        self,
+        imported: int = 0,
+        interrupted: int = 0,
+        spools: list[str] = LIST,
+        rejected: int = 0,
+    ) -> None:
+        self.imported = imported
+        self.interrupted = interrupted
+        self.spools = [] if spools is LIST else spools
+        self.rejected = rejected
 
 
 # --- the read side ---------------------------------------------------------------------
@@ -942,7 +1005,7 @@ class LedgerReader:
         self.path = path
         self._conn: sqlite3.Connection | None = None
         # hooks may run in worker threads (the async core runs sync hooks off the loop)
-        self._lock = threading.Lock()
+        self._lock = _new_lock()
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:

@@ -1,9 +1,20 @@
-"""What a hook returns (``HookResult``) and what a chain of hooks decides (``Decision``)."""
+"""What a hook returns (``HookResult``) and what a chain of hooks decides (``Decision``).
+
+``HookResult`` and ``Decision`` are dataclasses (``slots=True``) written out by
+hand (``_records``), and nothing here imports ``typing`` at run time: a hook
+process imports this module on every event.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Final, Literal, NamedTuple, TypeAlias
+from ._records import LIST, named_tuple, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from dataclasses import Field
+    from typing import Any, ClassVar, Final, Literal, NamedTuple, TypeAlias
+
+    DecisionKind: TypeAlias = Literal["allow", "deny", "ask", "block", "halt"]
 
 __all__ = [
     "UNSET",
@@ -14,8 +25,18 @@ __all__ = [
     "Injection",
 ]
 
-DecisionKind: TypeAlias = Literal["allow", "deny", "ask", "block", "halt"]
 _KINDS: Final = frozenset({"allow", "deny", "ask", "block", "halt"})
+
+
+def __getattr__(name: str) -> Any:
+    """``DecisionKind`` (``Literal[...]``) is made on first use: ``typing`` costs a hook ~3 ms."""
+    if name == "DecisionKind":
+        import typing
+
+        value = typing.Literal["allow", "deny", "ask", "block", "halt"]
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class _Unset:
@@ -32,7 +53,7 @@ class _Unset:
 UNSET: Final = _Unset()
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class HookResult:
     """One hook's answer. Build it with the constructors, e.g. ``HookResult.deny(...)``.
 
@@ -40,15 +61,49 @@ class HookResult:
     post events; on PreToolUse it means deny) and halt (end the whole agent).
     """
 
-    decision: DecisionKind | None = None
-    reason: str | None = None
-    hint: str | None = None
-    updated_input: dict[str, Any] | None = None
-    updated_output: Any = UNSET
-    additional_context: str | None = None
-    system_message: str | None = None
+    __slots__ = (  # noqa: RUF023  # field order, as @dataclass(slots=True) writes it
+        "decision",
+        "reason",
+        "hint",
+        "updated_input",
+        "updated_output",
+        "additional_context",
+        "system_message",
+        "annotations",
+    )
+    if TYPE_CHECKING:
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+    decision: DecisionKind | None
+    reason: str | None
+    hint: str | None
+    updated_input: dict[str, Any] | None
+    updated_output: Any
+    additional_context: str | None
+    system_message: str | None
     #: facts about the call for the ledger (e.g. ``{"intent": ...}``); merged across hooks
-    annotations: dict[str, Any] | None = None
+    annotations: dict[str, Any] | None
+
+    def __init__(
+        self,
+        decision: DecisionKind | None = None,
+        reason: str | None = None,
+        hint: str | None = None,
+        updated_input: dict[str, Any] | None = None,
+        updated_output: Any = UNSET,
+        additional_context: str | None = None,
+        system_message: str | None = None,
+        annotations: dict[str, Any] | None = None,
+    ) -> None:
+        self.decision = decision
+        self.reason = reason
+        self.hint = hint
+        self.updated_input = updated_input
+        self.updated_output = updated_output
+        self.additional_context = additional_context
+        self.system_message = system_message
+        self.annotations = annotations
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         if self.decision is not None and self.decision not in _KINDS:
@@ -205,31 +260,60 @@ def _opt_str(d: dict[str, Any], key: str, where: str) -> str | None:
     return value
 
 
-class Injection(NamedTuple):
-    """Context added for the model, with its provenance."""
+if TYPE_CHECKING:
 
-    hook: str
-    text: str
-    truncated: bool = False
+    class Injection(NamedTuple):
+        """Context added for the model, with its provenance."""
 
+        hook: str
+        text: str
+        truncated: bool = False
 
-class HookRun(NamedTuple):
-    """One hook's outcome inside one event, as recorded in the ledger.
+    class HookRun(NamedTuple):
+        """One hook's outcome inside one event, as recorded in the ledger.
+
+        ``outcome``: allow, deny, ask, block, halt, modify, inject, noop, skipped,
+        error, timeout, invalid or refused.
+        """
+
+        hook: str
+        matcher: str
+        priority: int
+        outcome: str
+        duration_ms: float
+        error: str | None = None
+        injected_chars: int = 0
+
+else:  # the same NamedTuples, made without importing typing
+    Injection = named_tuple(
+        "Injection",
+        {"hook": "str", "text": "str", "truncated": "bool"},
+        defaults=(False,),
+        module=__name__,
+        doc="Context added for the model, with its provenance.",
+    )
+    HookRun = named_tuple(
+        "HookRun",
+        {
+            "hook": "str",
+            "matcher": "str",
+            "priority": "int",
+            "outcome": "str",
+            "duration_ms": "float",
+            "error": "str | None",
+            "injected_chars": "int",
+        },
+        defaults=(None, 0),
+        module=__name__,
+        doc="""One hook's outcome inside one event, as recorded in the ledger.
 
     ``outcome``: allow, deny, ask, block, halt, modify, inject, noop, skipped,
     error, timeout, invalid or refused.
-    """
-
-    hook: str
-    matcher: str
-    priority: int
-    outcome: str
-    duration_ms: float
-    error: str | None = None
-    injected_chars: int = 0
+    """,
+    )
 
 
-@dataclass(slots=True)
+@record(slots=True, no_repr=("_raw",), no_compare=("_raw",))
 class Decision:
     """The merged result of every hook bound to one event.
 
@@ -241,21 +325,69 @@ class Decision:
     expressed a permission, so a host keeps its own permission flow.
     """
 
+    __slots__ = (  # noqa: RUF023  # field order, as @dataclass(slots=True) writes it
+        "event",
+        "decision",
+        "reason",
+        "explicit",
+        "updated_input",
+        "updated_output",
+        "injections",
+        "system_messages",
+        "blocked",
+        "halted",
+        "notes",
+        "annotations",
+        "_raw",
+    )
+    if TYPE_CHECKING:
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
     event: Any
-    decision: Literal["allow", "deny", "ask"] = "allow"
-    reason: str | None = None
-    explicit: bool = False
-    updated_input: dict[str, Any] | None = None
-    updated_output: Any = UNSET
-    injections: list[Injection] = field(default_factory=list)
-    system_messages: list[str] = field(default_factory=list)
-    blocked: bool = False
-    halted: bool = False
-    notes: list[str] = field(default_factory=list)
+    decision: Literal["allow", "deny", "ask"]
+    reason: str | None
+    explicit: bool
+    updated_input: dict[str, Any] | None
+    updated_output: Any
+    injections: list[Injection]
+    system_messages: list[str]
+    blocked: bool
+    halted: bool
+    notes: list[str]
     #: facts hooks attached to the call (``HookResult.annotations``), stored with it
-    annotations: dict[str, Any] | None = None
+    annotations: dict[str, Any] | None
     #: hook outcomes; the dispatcher appends cheap raw tuples, ``runs`` types them
-    _raw: list[Any] = field(default_factory=list, repr=False, compare=False)
+    _raw: list[Any]
+
+    def __init__(
+        self,
+        event: Any,
+        decision: Literal["allow", "deny", "ask"] = "allow",
+        reason: str | None = None,
+        explicit: bool = False,
+        updated_input: dict[str, Any] | None = None,
+        updated_output: Any = UNSET,
+        injections: list[Injection] = LIST,
+        system_messages: list[str] = LIST,
+        blocked: bool = False,
+        halted: bool = False,
+        notes: list[str] = LIST,
+        annotations: dict[str, Any] | None = None,
+        _raw: list[Any] = LIST,
+    ) -> None:
+        self.event = event
+        self.decision = decision
+        self.reason = reason
+        self.explicit = explicit
+        self.updated_input = updated_input
+        self.updated_output = updated_output
+        self.injections = [] if injections is LIST else injections
+        self.system_messages = [] if system_messages is LIST else system_messages
+        self.blocked = blocked
+        self.halted = halted
+        self.notes = [] if notes is LIST else notes
+        self.annotations = annotations
+        self._raw = [] if _raw is LIST else _raw
 
     @property
     def runs(self) -> list[HookRun]:

@@ -6,9 +6,11 @@ needs no Python at all.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..results import HookResult
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Allow", "Ask", "Deny", "Inject", "allow", "ask", "deny"]
 
