@@ -8,10 +8,12 @@ live here and in ``_dispatch``; host adapters only translate.
 
 from __future__ import annotations
 
+import _thread
+import contextvars
 import os
 import time
 
-from ._dispatch import ChainIndex, Merge
+from ._dispatch import STOP_BLOCK_CAP, ChainIndex, Merge
 from ._hooks import is_async_callable
 from ._records import DICT, record
 from .definition import AgentDefinition
@@ -47,6 +49,11 @@ __all__ = ["Guard", "HookContext", "Session", "ToolRun"]
 
 _perf = time.perf_counter
 _NEW_TURN = frozenset({"UserPromptSubmit", "SessionStart"})
+_STOPS = frozenset({"AgentStop", "SubagentStop"})
+#: sessions whose async lock this task already holds (a hook emitting into its own session)
+_HELD: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
+    "hookrails_held", default=frozenset()
+)
 
 
 class HookContext:
@@ -194,7 +201,24 @@ class Session:
         self.halted: str | None = None
         self.allow_always: set[tuple[str, tuple[str, ...]]] = set()
         self._ctx: list[HookContext | None] = [None] * len(guard._index.all)
+        # Hosts deliver one session's events concurrently (parallel tool calls), and the
+        # state above is read-modify-write: one event of a session at a time, per path.
+        self._lock = _thread.RLock()
+        self._alock: tuple[Any, Any] | None = None  # (event loop, asyncio.Lock)
         self.sync = _SyncFacade(self)
+
+    @property
+    def stop_hook_active(self) -> bool:
+        """The main agent's last stop was blocked (Claude's ``stop_hook_active``)."""
+        return bool(self.stop_blocks.get(""))
+
+    def _async_lock(self) -> Any:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        if self._alock is None or self._alock[0] is not loop:
+            self._alock = (loop, asyncio.Lock())
+        return self._alock[1]
 
     def __repr__(self) -> str:
         return f"Session({self.session_id!r})"
@@ -219,15 +243,22 @@ class Session:
 
     # --- the async core --------------------------------------------------------
 
-    async def emit(self, event: Event) -> Decision:
+    async def emit(self, event: Event, *, owner: bool = False) -> Decision:
+        """Run ``event``'s hooks.
+
+        ``owner=True``: the caller runs the tool of this PreToolUse itself (as
+        ``run_tool`` does). Then an ``ask`` no approver settled is a denial, since
+        there is nobody else to ask, and the pending row carries this process's pid,
+        so ``hookrails ledger recover`` can mark it interrupted if the process dies.
+        """
         if event.session_id and event.session_id != self.session_id:
             return await self.guard.emit(event)  # another session's event: its own state
-        return await self.guard._emit(self._fill(event), self)
+        return await self.guard._emit(self._fill(event), self, owner)
 
-    def emit_sync(self, event: Event) -> Decision:
+    def emit_sync(self, event: Event, *, owner: bool = False) -> Decision:
         if event.session_id and event.session_id != self.session_id:
             return self.guard.emit_sync(event)
-        return self.guard._emit_sync(self._fill(event), self)
+        return self.guard._emit_sync(self._fill(event), self, owner)
 
     async def pre_tool_use(
         self, tool_name: str, tool_input: dict[str, Any], **fields: Any
@@ -391,6 +422,15 @@ def _tool_use_id() -> str:
 
 def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
+
+
+async def _contained(awaitable: Awaitable[Any]) -> Any:
+    """Await an async hook; its ``exit()`` becomes a hook failure before asyncio sees it
+    (a task re-raises SystemExit through the event loop, ending the host)."""
+    try:
+        return await awaitable
+    except SystemExit as exc:
+        raise HookFailure("error", _describe(exc)) from None
 
 
 def _is_awaitable(value: Any) -> bool:
@@ -697,8 +737,14 @@ class Guard:
         )
 
     def _emit_sync(self, event: Event, session: Session, owner: bool = False) -> Decision:
+        with session._lock:
+            return self._emit_sync_locked(event, session, owner)
+
+    def _emit_sync_locked(self, event: Event, session: Session, owner: bool) -> Decision:
         if self.ledger is not None:
             _ensure_tool_use_id(event)
+            if event.event_name in _STOPS:
+                self._seed_stop_blocks(event, session)
         if session.halted is not None:
             halted = self._halted(event, session)
             if halted is not None:
@@ -737,7 +783,7 @@ class Guard:
                 except HookFailure as exc:
                     t1 = perf()
                     merge.fail(b, exc.kind, str(exc), t1 - t0)
-                except Exception as exc:
+                except (Exception, SystemExit) as exc:  # a hook's exit() must not end the host
                     t1 = perf()
                     merge.fail(b, "error", _describe(exc), t1 - t0)
                 else:
@@ -763,10 +809,23 @@ class Guard:
         return self._recorded(decision, session, owner)
 
     async def _emit(self, event: Event, session: Session, owner: bool = False) -> Decision:
+        held = _HELD.get()
+        if session.session_id in held:  # a hook of this very session emitting: no deadlock
+            return await self._emit_locked(event, session, owner)
+        async with session._async_lock():
+            token = _HELD.set(held | {session.session_id})
+            try:
+                return await self._emit_locked(event, session, owner)
+            finally:
+                _HELD.reset(token)
+
+    async def _emit_locked(self, event: Event, session: Session, owner: bool) -> Decision:
         import asyncio
 
         if self.ledger is not None:
             _ensure_tool_use_id(event)
+            if event.event_name in _STOPS:
+                await _in_thread(self._seed_stop_blocks, event, session)
         halted = self._halted(event, session)
         if halted is not None:
             return self._recorded(halted, session, owner)
@@ -792,7 +851,7 @@ class Guard:
             ctx = session.ctx(b)
             try:
                 if b.is_async:
-                    r = await asyncio.wait_for(b.fn(ev, ctx), timeout)
+                    r = await asyncio.wait_for(_contained(b.fn(ev, ctx)), timeout)
                 else:  # off the loop, so the timeout is enforced and the loop stays free
                     r = await asyncio.wait_for(_in_thread(b.fn, ev, ctx), timeout)
             except TimeoutError:
@@ -801,7 +860,7 @@ class Guard:
             except HookFailure as exc:
                 merge.fail(b, exc.kind, str(exc), _perf() - t0)
                 continue
-            except Exception as exc:
+            except (Exception, SystemExit) as exc:  # a hook's exit() must not end the host
                 merge.fail(b, "error", _describe(exc), _perf() - t0)
                 continue
             merge.apply(b, r, _perf() - t0)
@@ -813,6 +872,30 @@ class Guard:
         # a write can wait up to busy_timeout for another writer: not on the event loop
         recorded: Decision = await _in_thread(self._recorded, decision, session, owner)
         return recorded
+
+    def _seed_stop_blocks(self, event: Event, session: Session) -> None:
+        """A session new to this process (a command hook is one process per event) learns
+        how many stops in a row were blocked from the ledger, so the cap holds across them."""
+        key = event.agent_id or ""
+        if key in session.stop_blocks or self.ledger is None:
+            return
+        if getattr(event, "stop_hook_active", None) is False:
+            session.stop_blocks[key] = 0  # Claude says the last stop was not blocked
+            return
+        try:
+            rows = self.ledger.reader.query(
+                "select decision from events where session_id = ? and event = ? "
+                "and coalesce(agent_id, '') = ? order by id desc limit ?",
+                [session.session_id, event.event_name, key, STOP_BLOCK_CAP + 1],
+            )
+        except Exception:  # an unreadable ledger only loses the count, never the decision
+            return
+        n = 0
+        for row in rows:
+            if row["decision"] != "block":
+                break
+            n += 1
+        session.stop_blocks[key] = n
 
     def _recorded(self, decision: Decision, session: Session, owner: bool) -> Decision:
         if owner and decision.decision == "ask":  # run_tool has nobody else to ask

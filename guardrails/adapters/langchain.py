@@ -182,9 +182,7 @@ class GuardrailsMiddleware(AgentMiddleware[GuardrailsState, Any, Any]):
     ) -> _Result:
         session = self._session(request.state, _config_thread(request))
         event = _pre_event(session, request)
-        # owner=True, as in run_tool: this process runs the tool, so an ask no approver
-        # settles is a denial, and the pending row carries our pid for `ledger recover`
-        pre = session.guard._emit_sync(event, session, owner=True)
+        pre = session.emit_sync(event, owner=True)  # this process runs the tool
         early = _early(session, pre)
         if early is not None:
             if early.post is None and early.status == "error":  # halted meanwhile
@@ -215,7 +213,7 @@ class GuardrailsMiddleware(AgentMiddleware[GuardrailsState, Any, Any]):
     ) -> _Result:
         session = self._session(request.state, _config_thread(request))
         event = _pre_event(session, request)
-        pre = await session.guard._emit(event, session, owner=True)
+        pre = await session.emit(event, owner=True)
         early = _early(session, pre)
         if early is not None:
             if early.post is None and early.status == "error":  # halted meanwhile
@@ -402,7 +400,7 @@ def _halt_check(session: Session) -> dict[str, Any] | None:
 def _stop_fields(state: GuardrailsState, session: Session) -> dict[str, Any]:
     return {
         "last_assistant_message": _last_text(state["messages"], AIMessage),
-        "stop_hook_active": bool(session.stop_blocks.get("")),
+        "stop_hook_active": session.stop_hook_active,
     }
 
 

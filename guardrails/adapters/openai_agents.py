@@ -458,9 +458,7 @@ async def _decide(session: Session, ctx: ToolContext[Any], agent: Any) -> Decisi
     if raw is not None:  # the SDK will refuse these arguments; hooks may still want to see them
         event.extra["tool_arguments"] = raw
     try:
-        # owner=True, as in run_tool: this process runs the tool, so an ask no approver
-        # settles is a denial, and the pending row carries our pid for `ledger recover`
-        return await session.guard._emit(event, session, owner=True)
+        return await session.emit(event, owner=True)  # this process runs the tool
     except asyncio.CancelledError:
         session.emit_sync(
             PostToolUseFailure(
@@ -685,7 +683,7 @@ class GuardrailsRunHooks(RunHooks[Any]):
         self._runs.finish_runs([context.usage], _ENDED)
         self.last_stop = await session.agent_stop(
             _text(output),
-            stop_hook_active=bool(session.stop_blocks.get("")),
+            stop_hook_active=session.stop_hook_active,
             agent_type=agent.name,
         )
         if self.session_id is None:
