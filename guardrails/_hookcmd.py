@@ -267,6 +267,11 @@ def _payload(raw: bytes, state: _State) -> dict[str, Any]:
     if not isinstance(name, str):
         raise _Undecided("stdin has no hook_event_name")
     event = _canonical(name)
+    expected = _canonical(state.options.event) if state.options.event else None
+    if expected is not None and event != expected:  # decided by --event's policy, not stdin's
+        raise _Undecided(
+            f"stdin's hook_event_name {name!r} does not match --event {state.options.event}"
+        )
     if event is None:
         from .events import EVENT_NAMES
 

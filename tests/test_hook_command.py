@@ -439,6 +439,19 @@ def test_other_events_fail_by_their_matchers_on_failure(
     assert ("fails open" in line) == (code == 1)
 
 
+@pytest.mark.parametrize("stdin_event", ["pretooluse", "Notification", "PostToolUse"])
+def test_stdin_naming_another_event_than_event_fails_by_events_policy(
+    stdin_event: str, env: dict[str, str], tmp_path: Path
+) -> None:
+    """Installed as a PreToolUse hook: whatever stdin claims, an undecidable call is refused."""
+    config = _project(tmp_path, PRE_ONLY.format(pre_hooks="allow", stop_policy="continue"))
+    stdin = {**payload("PreToolUse", tmp_path), "hook_event_name": stdin_event}
+    args = ["--config", str(config), "--event", "PreToolUse", "--no-ledger"]
+    run = hook("module", *args, stdin=stdin, cwd=tmp_path, env=env)
+    assert (run.code, run.out) == (2, "")
+    assert "does not match --event PreToolUse" in one_line(run.err)
+
+
 @BOTH
 def test_an_event_hookrails_does_not_handle_fails_open(
     runner: str, env: dict[str, str], tmp_path: Path
