@@ -22,16 +22,21 @@ How the command names things:
   definition lies inside the project (the file then works in any checkout),
   else its absolute path.
 * ``--event <Event>``: how the event fails when stdin cannot be read.
-* ``timeout``: the definition's ``event_budget`` plus 10 s, so Claude never
-  kills the hook before its own watchdog answers.
-* ``onFailure: "block"`` on PreToolUse, and on every event whose matchers
-  fail closed: then a hook Claude cannot run (exit 127), one that crashes,
+* ``timeout``: ``_policy.settings_timeout``, longer than every event's deadline
+  (event budget + the longest hook timeout + 1 s) by 5 s, so Claude never kills
+  the hook before its own watchdog (or ``hookrails serve``'s deadline) answers.
+* ``onFailure: "block"`` where the event fails closed by the policy every host
+  shares (``_policy.fails_closed``: PreToolUse, and any event one of whose
+  matchers blocks): then a hook Claude cannot run (exit 127), one that crashes,
   is killed or times out, and an unreachable ``hookrails serve`` block the
   action instead of letting it through (checked against Claude Code 2.1.332).
 
-A file that is not valid JSON, or whose ``hooks`` are not shaped as Claude
-reads them, is reported with its line and never written. Writes are atomic
-(a temporary file beside it, then a rename).
+A file that is not strict JSON (``NaN``, ``Infinity``, a number too large for a
+double, which would be written back as ``Infinity`` and make Claude Code ignore
+the whole file), that holds a lone surrogate (``"\\ud800"``, which cannot be
+written as UTF-8), or whose ``hooks`` are not shaped as Claude reads them, is
+reported with its line and never written. Writes are atomic (a temporary file
+beside it, then a rename).
 """
 
 from __future__ import annotations
@@ -62,8 +67,6 @@ __all__ = [
 HOOK_ROUTE = "/v1/claude/hook"
 DEFAULT_URL = "http://127.0.0.1:8787" + HOOK_ROUTE
 TOKEN_ENV = "HOOKRAILS_TOKEN"
-#: seconds added to the definition's event_budget for the handler's ``timeout``
-TIMEOUT_GRACE = 10
 
 
 @dataclass
@@ -132,28 +135,27 @@ def is_ours(handler: Any) -> bool:
     return words[1:4] == ["-m", "guardrails", "hook"]
 
 
-def _wire_events(config: str) -> tuple[list[str], set[str], float]:
-    """The Claude event names the definition binds, those that fail closed, and its budget.
+def _wire_events(config: str) -> tuple[list[str], set[str], int]:
+    """The Claude event names the definition binds, those that fail closed (``_policy``),
+    and the handlers' ``timeout`` (``_policy.settings_timeout``).
 
     Loading validates the whole file (every hook is imported) and fills the
     compiled-definition cache, so the first hook process is fast too.
     """
     from ._defcache import load_definition
-    from .definition import DEFAULT_ON_FAILURE
+    from ._policy import fails_closed, settings_timeout
     from .events import EVENT_NAMES, event_class
 
     definition = load_definition(config)
     events, closed = [], set()
     for name in EVENT_NAMES:
-        matchers = definition.hooks.get(name)
-        if not matchers:
+        if not definition.hooks.get(name):
             continue
         wire = event_class(name).wire_name
         events.append(wire)
-        default = DEFAULT_ON_FAILURE.get(name, "continue")
-        if name == "PreToolUse" or any((m.on_failure or default) == "block" for m in matchers):
+        if fails_closed(definition, name):
             closed.add(wire)
-    return events, closed, definition.event_budget
+    return events, closed, settings_timeout(definition)
 
 
 def _hookrails_command(portable: bool) -> str:
@@ -201,8 +203,7 @@ def install(
     """
     project = os.path.abspath(project_dir or os.getcwd())
     path = settings_path(scope, project)
-    events, closed, budget = _wire_events(config)
-    timeout = math.ceil(budget) + TIMEOUT_GRACE
+    events, closed, timeout = _wire_events(config)
     wanted: dict[str, dict[str, Any]] = {}
     for event in events:
         if http is not None:
@@ -221,7 +222,7 @@ def install(
         wanted[event] = handler
     before, data = _read(path)
     removed, added = _merge(data, wanted)
-    after = _dump(data) if removed or added else (before or "")  # unchanged: not reformatted
+    after = _dump(data, path) if removed or added else (before or "")  # unchanged: not reformatted
     kind = "http" if http is not None else "command"
     change = SettingsChange(path, before, after, events, removed, added, dry_run, kind)
     if change.changed and not dry_run:
@@ -236,7 +237,7 @@ def uninstall(
     path = settings_path(scope, project_dir)
     before, data = _read(path)
     removed, _ = _merge(data, {})
-    after = _dump(data) if removed else (before or "")
+    after = _dump(data, path) if removed else (before or "")
     change = SettingsChange(path, before, after, [], removed, 0, dry_run)
     if removed and not dry_run:
         _write(path, change.after)
@@ -284,8 +285,20 @@ def _merge(data: dict[str, Any], wanted: dict[str, dict[str, Any]]) -> tuple[int
     return removed, len(missing)
 
 
-def _dump(data: dict[str, Any]) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+def _dump(data: dict[str, Any], path: str) -> str:
+    """The new file text: strict JSON that encodes as UTF-8, else a :class:`SettingsError`
+    (``_read`` refuses such files; this catches what we would add, say a definition path
+    that is not UTF-8)."""
+    try:
+        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        text.encode("utf-8")
+    except (ValueError, TypeError) as exc:  # UnicodeEncodeError is a ValueError
+        raise SettingsError(
+            f"the new settings cannot be written as UTF-8 JSON ({type(exc).__name__}: {exc}); "
+            "nothing was written",
+            file=path,
+        ) from None
+    return text
 
 
 def _read(path: str) -> tuple[str | None, dict[str, Any]]:
@@ -307,7 +320,7 @@ def _read(path: str) -> tuple[str | None, dict[str, Any]]:
     if not text.strip():
         return text, {}  # an empty file: nothing in it to keep
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_NotFinite, parse_float=_float)
     except json.JSONDecodeError as exc:
         raise SettingsError(
             f"invalid JSON: {exc.msg} (column {exc.colno})", file=path, line=exc.lineno
@@ -318,11 +331,60 @@ def _read(path: str) -> tuple[str | None, dict[str, Any]]:
     return text, copy.deepcopy(data)
 
 
+class _NotFinite:
+    """A number the file holds that JSON cannot write back: ``NaN``, ``Infinity`` (not JSON
+    at all: Claude Code rejects the file) or one too large for a double (``1e400``: Claude
+    Code reads infinity, which a rewrite would spell ``Infinity``)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def problem(self) -> str:
+        if self.text.lstrip("-") in ("NaN", "Infinity"):
+            return f"{self.text} is not JSON (Claude Code ignores a file that holds it)"
+        return f"the number {self.text} is out of range (it reads as infinity, not JSON)"
+
+
+def _float(text: str) -> float | _NotFinite:
+    value = float(text)
+    return value if math.isfinite(value) else _NotFinite(text)
+
+
+def _unwritable(data: Any) -> tuple[tuple[str | int, ...], str] | None:
+    """The first place (in file order) holding what a rewrite could not write: a
+    :class:`_NotFinite`, or a lone surrogate in a key or a string (``"\\ud800"``: valid
+    JSON, but no UTF-8 for it). Iterative: the file may be nested deeply."""
+    stack: list[tuple[tuple[str | int, ...], Any]] = [((), data)]
+    while stack:
+        loc, value = stack.pop()
+        if loc and isinstance(loc[-1], str) and _lone_surrogate(loc[-1]):
+            return loc, "a key holds a lone surrogate (\\ud800-\\udfff), which is not UTF-8"
+        if isinstance(value, _NotFinite):
+            return loc, value.problem()
+        if isinstance(value, str) and _lone_surrogate(value):
+            return loc, "a string holds a lone surrogate (\\ud800-\\udfff), which is not UTF-8"
+        if isinstance(value, dict):
+            stack.extend(((*loc, k), v) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend(((*loc, i), v) for i, v in reversed(list(enumerate(value))))
+    return None
+
+
+def _lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _check(data: Any, text: str, path: str) -> None:
-    from ._config import _json_lines
+    from ._config import json_lines
 
     try:
-        lines = _json_lines(text, path)
+        lines = json_lines(text, path)
     except DefinitionError as exc:  # a repeated key: a rewrite would drop one of them
         raise SettingsError(
             f"{exc.path}: {exc.message} (Claude Code reads only the last one)",
@@ -334,9 +396,15 @@ def _check(data: Any, text: str, path: str) -> None:
         from .errors import format_loc
 
         line = next((lines[loc[:n]] for n in range(len(loc), 0, -1) if loc[:n] in lines), None)
-        where = f"{format_loc(loc)}: " if loc else ""
+        shown = tuple(  # a key with a lone surrogate, printable
+            p.encode("utf-8", "backslashreplace").decode() if isinstance(p, str) else p for p in loc
+        )
+        where = f"{format_loc(shown)}: " if loc else ""
         return SettingsError(f"{where}{message}", file=path, line=line)
 
+    found = _unwritable(data)
+    if found is not None:
+        raise fail(*found)
     if not isinstance(data, dict):
         raise fail((), f"expected a JSON object at the top level, got {_kind(data)}")
     hooks = data.get("hooks")

@@ -28,7 +28,13 @@ from .definition import AgentDefinition, HookMatcher, ToolSpec
 from .errors import DefinitionError
 from .events import EVENT_NAMES, EventName
 
-__all__ = ["DefinitionModel", "definition_from_data", "json_schema", "load_definition"]
+__all__ = [
+    "DefinitionModel",
+    "definition_from_data",
+    "json_lines",
+    "json_schema",
+    "load_definition",
+]
 
 #: event names a file may use: the canonical ones and the alias ``Stop``
 EventKey = Literal[EventName, "Stop"]
@@ -230,11 +236,12 @@ def _yaml_error(exc: Any, text: str, file: str) -> DefinitionError:
     return DefinitionError(f"invalid YAML: {_one_line(problem or str(exc))}", file=file, line=line)
 
 
-def _json_lines(text: str, file: str) -> Lines:
+def json_lines(text: str, file: str) -> Lines:
     """Map each key/item path of valid JSON ``text`` to its 1-based line.
 
     Raises on a key repeated in one object, which ``json.loads`` would let the
-    last occurrence win silently.
+    last occurrence win silently. Also used for Claude's settings.json
+    (``_claude_settings``), whose errors point at lines the same way.
     """
     starts = [0, *(i + 1 for i, ch in enumerate(text) if ch == "\n")]
     decode = json.JSONDecoder().raw_decode
@@ -309,7 +316,7 @@ def _parse(path: Path) -> tuple[Any, Lines]:
             ) from None
         except RecursionError:
             raise DefinitionError("invalid JSON: nested too deeply", file=file) from None
-        return data, _json_lines(text, file)
+        return data, json_lines(text, file)
     if suffix == ".toml":
         try:
             return tomllib.loads(text), {}

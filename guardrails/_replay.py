@@ -1,10 +1,10 @@
 """``hookrails replay``: what a definition would have decided in a recorded Claude Code session.
 
 The transcript (``~/.claude/projects/<project>/<session>.jsonl``) and its subagent
-transcripts (``<session>/subagents/**/agent-<id>.jsonl``, found next to it) are read;
-every ``tool_use`` is paired by id with its ``tool_result`` and run through the Guard
-as ``PreToolUse``, then ``PostToolUse`` (or ``PostToolUseFailure`` when the result is
-an error), with the transcript's ``session_id`` and each record's ``cwd``. **No tool
+transcripts (``<session>/subagents/**/agent-<id>.jsonl``, found next to it) are read
+and paired by ``_transcript``; here every ``tool_use`` runs through the Guard as
+``PreToolUse``, then ``PostToolUse`` (or ``PostToolUseFailure`` when the result is an
+error), with the transcript's ``session_id`` and each record's ``cwd``. **No tool
 runs**: only the hooks do (command and http hooks included; they are hooks).
 
 Decisions worth knowing (``hookrails replay --help`` says the short form):
@@ -37,8 +37,10 @@ Decisions worth knowing (``hookrails replay --help`` says the short form):
   The Guard's clock is the transcript's: rows carry the records' times and TTLs
   count in transcript time.
 * **Mess.** Blank lines and unknown record types are skipped (types counted); a
-  line that is not JSON, a truncated last line, a repeated ``tool_use`` id, a
-  result with no ``tool_use`` and an unreadable subagent file are warnings. A
+  line that is not JSON or nested too deeply, a truncated last line, a ``tool_use``
+  logged twice, a result with no ``tool_use`` and an unreadable subagent file are
+  warnings (``_transcript`` lists them all). A ``tool_use`` id used again for a
+  different input is a call of its own, replayed as ``<id>#<n>`` with a note. A
   missing file, a file with no transcript record, and a bad definition stop the
   replay with one error naming the file (and line).
 * **Output** is redacted with the ledger's secret patterns. The human report lists
@@ -69,7 +71,8 @@ Decisions worth knowing (``hookrails replay --help`` says the short form):
      "warnings": [{"file", "line", "message"}]}
 
 "nudged" means the model would have been given context (``additional_context``) or
-post-event feedback (a ``PostToolUse`` block).
+post-event feedback (a ``PostToolUse`` block). A call's ``tool_use_id`` is the id it
+was replayed (and recorded) under: the transcript's, or ``<id>#<n>`` for a repeated id.
 """
 
 from __future__ import annotations
@@ -78,21 +81,31 @@ import contextlib
 import copy
 import json
 import os
-import re
 import shutil
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from ._matching import BUILTIN_PRIMARY_ARGS
 from ._redact import DEFAULT_REDACTOR
+from ._transcript import (
+    KNOWN_TYPES,
+    Call,
+    Original,
+    Outcome,
+    ReplayWarning,
+    Step,
+    TranscriptFile,
+    Turn,
+    epoch,
+    read_transcript,
+)
 from .definition import AgentDefinition
-from .errors import LedgerError, TranscriptError
+from .errors import LedgerError
 from .events import PostToolUse, PostToolUseFailure, PreToolUse
 from .guard import Guard
 from .ledger import Ledger
@@ -112,79 +125,10 @@ __all__ = [
 ]
 
 JSON_VERSION: Final = 1
-#: record types Claude Code writes (CLI 2.1.x); others are counted and skipped all the same
-KNOWN_TYPES: Final = frozenset(
-    {
-        "user",
-        "assistant",
-        "system",
-        "attachment",
-        "summary",
-        "queue-operation",
-        "file-history-snapshot",
-        "last-prompt",
-        "api-request",
-        "api-request-blob",
-        "api-request-shape",
-        "tools-used",
-        "cost-state",
-        "atis-latch",
-    }
-)
-NO_TYPE: Final = "(no type)"
-#: ``"Error: PreToolUse:Bash hook error: [cmd]: reason"``: a hook denied the call there
-_HOOK_DENIED = re.compile(
-    r"(?:Error: )?(PreToolUse:\S+) hook error: (?:\[(?:[^\[\]]|\[[^\[\]]*\])*\]:\s*)?(.*)", re.S
-)
-_USER_REJECTED: Final = (
-    "User rejected tool use",
-    "The user doesn't want to proceed with this tool use",
-)
-_NOT_RUN: Final = frozenset({"denied", "rejected", "missing"})
 _LABEL_CHARS = 100
 
 
 # --- what the report holds ------------------------------------------------------------
-
-
-@dataclass
-class ReplayWarning:
-    file: str
-    line: int | None
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{where}: {self.message}"
-
-
-@dataclass
-class TranscriptFile:
-    """One file read: the main transcript or a subagent's."""
-
-    path: str
-    agent_id: str | None = None
-    agent_type: str | None = None
-    parent_tool_use_id: str | None = None
-    records: int = 0
-
-
-@dataclass
-class Original:
-    """What happened to the call in the recorded session.
-
-    ``status``: ``ok``, ``error``, ``interrupted``, ``denied`` (by a hook there),
-    ``rejected`` (by the user) or ``missing`` (no result in the transcript).
-    """
-
-    status: str = "missing"
-    reason: str | None = None
-    line: int | None = None
-    context: list[str] = field(default_factory=list)
-
-    @property
-    def ran(self) -> bool:
-        return self.status not in _NOT_RUN
 
 
 @dataclass
@@ -203,6 +147,8 @@ class ReplayedCall:
     pre: Decision
     post: Decision | None = None
     original: Original = field(default_factory=Original)
+    #: about the call itself (a repeated tool_use id), before the decisions' notes
+    notes: list[str] = field(default_factory=list)
 
     @property
     def decision(self) -> str:
@@ -270,6 +216,7 @@ class ReplayedCall:
             or self.rewritten
             or self.nudged
             or bool(self.failures)
+            or bool(self.notes)
             or not self.original.ran
         )
 
@@ -296,7 +243,7 @@ class ReplayedCall:
             if d is not None
             for r in d.runs
         ]
-        notes = [n for d in (self.pre, self.post) if d is not None for n in d.notes]
+        notes = [*self.notes, *(n for d in (self.pre, self.post) if d is not None for n in d.notes)]
         return {
             "index": self.index,
             "tool_use_id": self.tool_use_id,
@@ -432,6 +379,8 @@ class ReplayReport:
             pad = " " * (9 + len(key))
             out.extend(pad + line for line in rest)
 
+        for note in c.notes:
+            add("note", note)
         if c.pre.halted:
             add("halt", c.pre.reason or "")
         elif c.pre.decision != "allow":
@@ -477,286 +426,6 @@ def _label(tool: str, tool_input: dict[str, Any], arg: str | None = None) -> str
     if len(value) > _LABEL_CHARS:
         value = value[: _LABEL_CHARS - 1] + "…"
     return f"{tool}({value})"
-
-
-# --- reading transcripts ------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class _Use:
-    id: str
-    name: str
-    input: dict[str, Any]
-    file: str
-    line: int
-    timestamp: str | None
-    cwd: str | None
-    agent_id: str | None
-    key: float = 0.0
-
-
-@dataclass(slots=True)
-class _Result:
-    id: str
-    is_error: bool
-    content: Any
-    response: Any  # the record's toolUseResult, or _ABSENT
-    file: str
-    line: int
-    timestamp: str | None
-    key: float = 0.0
-
-
-@dataclass(slots=True)
-class _Turn:
-    file: str
-    line: int
-    timestamp: str | None
-    key: float = 0.0
-
-
-_Step = _Use | _Result | _Turn
-_ABSENT: Final = object()
-
-
-@dataclass
-class _Parsed:
-    """One file, read: its steps in file order, plus what the report needs."""
-
-    info: TranscriptFile
-    steps: list[_Step] = field(default_factory=list)
-    session_id: str | None = None
-    cwd: str | None = None
-    #: toolUseID -> contexts hooks added in the original session
-    contexts: dict[str, list[str]] = field(default_factory=dict)
-    #: Agent tool_use id -> (agentId, agentType) from the Agent tool's result
-    agents: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
-
-
-def _epoch(text: Any) -> float | None:
-    if not isinstance(text, str):
-        return None
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
-
-
-def _text_of(content: Any) -> str:
-    """A tool_result's ``content`` (a string or a list of blocks) as text."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            str(b.get("text", ""))
-            for b in content
-            if isinstance(b, dict) and b.get("type") == "text"
-        )
-    return "" if content is None else json.dumps(content, ensure_ascii=False, default=str)
-
-
-def _is_prompt(rec: dict[str, Any], content: Any) -> bool:
-    """A user record the person typed (starts a turn), not a tool result or a meta note."""
-    if rec.get("isMeta") or rec.get("isCompactSummary") or "toolUseResult" in rec:
-        return False
-    text = _text_of(content).strip()  # (a record with tool results never gets here)
-    return bool(text) and not text.startswith("[Request interrupted")
-
-
-def _read_file(
-    path: Path,
-    info: TranscriptFile,
-    warnings: list[ReplayWarning],
-    types: Counter[str],
-    *,
-    main: bool,
-) -> _Parsed:
-    """Parse one JSONL file; raise when it cannot be read or nothing in it is a record."""
-    name = str(path)
-    try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise TranscriptError("is a directory, not a transcript file", file=name) from None
-    except FileNotFoundError:
-        raise TranscriptError("no such file", file=name) from None
-    except OSError as exc:
-        raise TranscriptError(f"cannot read: {exc.strerror or exc}", file=name) from None
-    parsed = _Parsed(info)
-    raw_lines = data.split(b"\n")
-    ends_clean = data.endswith(b"\n")
-    #: the first non-blank line, and what it is when it is not a transcript record
-    first: tuple[int, str] | None = None
-    seen_record = False
-    local: Counter[str] = Counter()
-    found: list[ReplayWarning] = []
-    for n, raw in enumerate(raw_lines, 1):
-        text = raw.decode("utf-8", "replace").strip()
-        if not text:
-            continue
-        try:
-            rec = json.loads(text)
-        except ValueError as exc:
-            last = n == len(raw_lines) and not ends_clean
-            why = (
-                "truncated last line (the file ends mid-record)"
-                if last and seen_record
-                else f"not JSON ({getattr(exc, 'msg', exc)})"
-            )
-            first = first or (n, why)
-            found.append(ReplayWarning(name, n, why + "; skipped"))
-            continue
-        if not isinstance(rec, dict):
-            why = f"a JSON {_json_kind(rec)}, not a record"
-            first = first or (n, why)
-            found.append(ReplayWarning(name, n, why + "; skipped"))
-            continue
-        kind = rec.get("type")
-        kind = kind if isinstance(kind, str) else NO_TYPE
-        if kind in KNOWN_TYPES or isinstance(rec.get("sessionId"), str):
-            seen_record = True
-        first = first or (n, f"a JSON object with no transcript record type ({kind})")
-        local[kind] += 1
-        info.records += 1
-        if parsed.session_id is None and isinstance(rec.get("sessionId"), str):
-            parsed.session_id = rec["sessionId"]
-        if parsed.cwd is None and isinstance(rec.get("cwd"), str):
-            parsed.cwd = rec["cwd"]
-        _take(rec, kind, n, name, parsed, found, main=main)
-    if not seen_record:
-        if first is None:
-            raise TranscriptError("empty: not a Claude Code transcript", file=name)
-        line, why = first
-        raise TranscriptError(f"not a Claude Code transcript: {why}", file=name, line=line)
-    warnings.extend(found)
-    types.update(local)
-    return parsed
-
-
-def _json_kind(value: Any) -> str:
-    return {list: "array", str: "string", bool: "boolean", type(None): "null"}.get(
-        type(value), "number"
-    )
-
-
-def _take(
-    rec: dict[str, Any],
-    kind: str,
-    n: int,
-    name: str,
-    parsed: _Parsed,
-    warnings: list[ReplayWarning],
-    *,
-    main: bool,
-) -> None:
-    """Turn one record into steps (tool uses, results, turns) and side facts."""
-    ts = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
-    if kind == "attachment":
-        att = rec.get("attachment")
-        if isinstance(att, dict) and att.get("type") == "hook_additional_context":
-            tid = att.get("toolUseID")
-            body = att.get("content")
-            texts = body if isinstance(body, list) else [body]
-            if isinstance(tid, str):
-                parsed.contexts.setdefault(tid, []).extend(str(t) for t in texts if t)
-        return
-    if kind not in ("assistant", "user"):
-        return
-    message = rec.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    agent_id = parsed.info.agent_id
-    if rec.get("isSidechain") and isinstance(rec.get("agentId"), str):
-        agent_id = rec["agentId"]
-    if kind == "assistant":
-        for block in content if isinstance(content, list) else ():
-            if not isinstance(block, dict) or block.get("type") != "tool_use":
-                continue
-            tid, tool = block.get("id"), block.get("name")
-            if not isinstance(tid, str) or not isinstance(tool, str):
-                warnings.append(ReplayWarning(name, n, "tool_use without an id or name; skipped"))
-                continue
-            tool_input = block.get("input")
-            if not isinstance(tool_input, dict):
-                warnings.append(
-                    ReplayWarning(
-                        name, n, f"tool_use {tid} has no input object; replayed with {{}}"
-                    )
-                )
-                tool_input = {}
-            cwd = rec.get("cwd") if isinstance(rec.get("cwd"), str) else None
-            parsed.steps.append(_Use(tid, tool, tool_input, name, n, ts, cwd, agent_id))
-        return
-    blocks = content if isinstance(content, list) else []
-    results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
-    if not results:
-        if main and not rec.get("isSidechain") and _is_prompt(rec, content):
-            parsed.steps.append(_Turn(name, n, ts))
-        return
-    # toolUseResult belongs to the record; with several results in one record it is ambiguous
-    response = rec.get("toolUseResult", _ABSENT) if len(results) == 1 else _ABSENT
-    for block in results:
-        tid = block.get("tool_use_id")
-        if not isinstance(tid, str):
-            warnings.append(ReplayWarning(name, n, "tool_result without a tool_use_id; skipped"))
-            continue
-        parsed.steps.append(
-            _Result(tid, bool(block.get("is_error")), block.get("content"), response, name, n, ts)
-        )
-        if isinstance(response, dict) and isinstance(response.get("agentId"), str):
-            agent_type = response.get("agentType")
-            parsed.agents[tid] = (
-                response["agentId"],
-                agent_type if isinstance(agent_type, str) else None,
-            )
-
-
-def _subagent_files(main: Path) -> list[Path]:
-    """``<session>/subagents/**/agent-*.jsonl`` next to the main file, sorted."""
-    folder = main.with_suffix("") / "subagents"
-    if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.rglob("agent-*.jsonl") if p.is_file())
-
-
-def _meta(path: Path, warnings: list[ReplayWarning]) -> dict[str, Any]:
-    """The ``agent-<id>.meta.json`` sidecar; missing or unusable means no metadata."""
-    sidecar = path.with_name(path.name[: -len(".jsonl")] + ".meta.json")
-    try:
-        meta = json.loads(sidecar.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as exc:
-        warnings.append(ReplayWarning(str(sidecar), None, f"unusable sidecar ({exc}); ignored"))
-        return {}
-    return meta if isinstance(meta, dict) else {}
-
-
-def _keys(steps: list[_Step], *, start: float) -> None:
-    """Give every step a sort key: its time, else the time of the step before it."""
-    first = next((t for s in steps if (t := _epoch(s.timestamp)) is not None), start)
-    current = first
-    for s in steps:
-        t = _epoch(s.timestamp)
-        current = current if t is None else t
-        s.key = current
-
-
-def _merge(main: list[_Step], subs: list[list[_Step]]) -> list[_Step]:
-    """Merge each subagent's steps into the main timeline by time (ties: main first)."""
-    out = main
-    for sub in subs:
-        merged: list[_Step] = []
-        i = j = 0
-        while i < len(out) and j < len(sub):
-            if sub[j].key < out[i].key:
-                merged.append(sub[j])
-                j += 1
-            else:
-                merged.append(out[i])
-                i += 1
-        merged.extend(out[i:])
-        merged.extend(sub[j:])
-        out = merged
-    return out
 
 
 # --- replaying ------------------------------------------------------------------------
@@ -805,24 +474,8 @@ class _ReplayLedger(Ledger):
             pass  # a degraded ledger: the row stays pending, as it would live
 
 
-def _original(result: _Result) -> Original:
-    text = _text_of(result.content)
-    response = result.response
-    if result.is_error or isinstance(response, str):
-        for candidate in (response, text):
-            m = _HOOK_DENIED.fullmatch(candidate.strip()) if isinstance(candidate, str) else None
-            if m is not None:
-                return Original("denied", m.group(2).strip(), result.line)
-        if response in _USER_REJECTED or text.startswith(_USER_REJECTED):
-            return Original("rejected", text or str(response), result.line)
-    if result.is_error:
-        interrupted = isinstance(response, dict) and response.get("interrupted") is True
-        return Original("interrupted" if interrupted else "error", text, result.line)
-    return Original("ok", None, result.line)
-
-
 class _Replayer:
-    """Walks the merged timeline, emitting each call's events on one session."""
+    """Walks the paired timeline, emitting each call's events on one session."""
 
     def __init__(
         self,
@@ -830,35 +483,37 @@ class _Replayer:
         ledger: _ReplayLedger,
         clock: _Clock,
         report: ReplayReport,
-        agent_types: dict[str | None, str | None],
-        contexts: dict[str, list[str]],
         main_path: str,
     ) -> None:
         self.session = session
         self.ledger = ledger
         self.clock = clock
         self.report = report
-        self.agent_types = agent_types
-        self.contexts = contexts
         self.main_path = main_path
-        self.calls: dict[str, ReplayedCall] = {}
-        self.held: dict[str, _Result] = {}
+        self.calls: dict[int, ReplayedCall] = {}  # id(Call) -> its replayed call
 
-    def warn(self, file: str, line: int | None, message: str) -> None:
-        self.report.warnings.append(ReplayWarning(file, line, message))
-
-    def run(self, timeline: list[_Step]) -> None:
-        for step in timeline:
+    def run(self, steps: list[Step]) -> None:
+        for step in steps:
             if step.timestamp is not None:
-                self.clock.now = _epoch(step.timestamp) or self.clock.now
-            if isinstance(step, _Turn):
-                self.session.new_turn()
-            elif isinstance(step, _Use):
-                self.use(step)
-            else:
-                self.result(step)
-        for tid, held in self.held.items():
-            self.warn(held.file, held.line, f"tool_result for {tid} has no tool_use; skipped")
+                self.clock.now = epoch(step.timestamp) or self.clock.now
+            try:
+                if isinstance(step, Turn):
+                    self.session.new_turn()
+                elif isinstance(step, Call):
+                    self.call(step)
+                else:
+                    self.outcome(step)
+            except RecursionError:  # what MAX_DEPTH did not catch: this step, not the replay
+                record = (
+                    step.use
+                    if isinstance(step, Call)
+                    else step.result
+                    if isinstance(step, Outcome)
+                    else step
+                )
+                self.report.warnings.append(
+                    ReplayWarning(record.file, record.line, "nested too deeply to replay; skipped")
+                )
         for call in self.report.calls:
             if call.original.status == "missing":
                 self.ledger.finish_unrun(
@@ -868,70 +523,47 @@ class _Replayer:
                     self.clock(),
                 )
 
-    def use(self, use: _Use) -> None:
-        first = self.calls.get(use.id)
-        if first is not None:
-            self.warn(
-                use.file,
-                use.line,
-                f"tool_use {use.id} repeated (first at {os.path.basename(first.file)}:"
-                f"{first.line}); skipped",
-            )
-            return
-        agent_type = self.agent_types.get(use.agent_id)
-        self.ledger.marks[use.id] = {"transcript": use.file, "line": use.line}
+    def call(self, step: Call) -> None:
+        use = step.use
+        self.ledger.marks[step.call_id] = {"transcript": use.file, "line": use.line}
         event = PreToolUse(
             session_id=self.session.session_id,
             transcript_path=self.main_path,
             cwd=use.cwd or self.session.cwd,
             tool_name=use.name,
             tool_input=copy.deepcopy(use.input),
-            tool_use_id=use.id,
+            tool_use_id=step.call_id,
             agent_id=use.agent_id,
-            agent_type=agent_type,
+            agent_type=step.agent_type,
         )
         pre = self.session.emit_sync(event)
         call = ReplayedCall(
             index=len(self.report.calls) + 1,
-            tool_use_id=use.id,
+            tool_use_id=step.call_id,
             tool_name=use.name,
             tool_input=use.input,
             file=use.file,
             line=use.line,
             timestamp=use.timestamp,
             agent_id=use.agent_id,
-            agent_type=agent_type,
+            agent_type=step.agent_type,
             pre=pre,
-            original=Original(context=list(self.contexts.get(use.id, ()))),
+            original=Original(context=list(step.context)),
+            notes=list(step.notes),
         )
-        self.calls[use.id] = call
+        self.calls[id(step)] = call
         self.report.calls.append(call)
-        held = self.held.pop(use.id, None)
-        if held is not None:
-            self.warn(
-                held.file,
-                held.line,
-                f"tool_result for {use.id} comes before its tool_use "
-                f"({os.path.basename(use.file)}:{use.line}); replayed after it",
-            )
-            self.result(held)
 
-    def result(self, result: _Result) -> None:
-        call = self.calls.get(result.id)
-        if call is None:
-            if result.id in self.held:
-                self.warn(
-                    result.file, result.line, f"tool_result for {result.id} repeated; skipped"
-                )
-            else:
-                self.held[result.id] = result
+    def outcome(self, step: Outcome) -> None:
+        call = self.calls.get(id(step.call))
+        if call is None:  # its call was skipped (too deep to replay)
             return
-        if call.original.line is not None:
-            self.warn(result.file, result.line, f"tool_result for {result.id} repeated; skipped")
-            return
-        context = call.original.context
-        call.original = _original(result)
-        call.original.context = context
+        call.original = Original(
+            step.original.status,
+            step.original.reason,
+            step.original.line,
+            call.original.context,
+        )
         pre = call.pre
         if not call.original.ran:
             self.ledger.finish_unrun(
@@ -956,8 +588,7 @@ class _Replayer:
         }
         post: PostToolUse | PostToolUseFailure
         if call.original.status == "ok":
-            response = result.response if result.response is not _ABSENT else result.content
-            post = PostToolUse(tool_response=copy.deepcopy(response), **fields)
+            post = PostToolUse(tool_response=copy.deepcopy(step.result.output), **fields)
         else:
             post = PostToolUseFailure(
                 error=call.original.reason or "",
@@ -978,34 +609,20 @@ def replay_transcript(
     ``ledger``: record into this file (refused when it already holds the session);
     ``None``: a temporary ledger, removed afterwards. See the module docstring.
     """
-    main = Path(transcript)
-    warnings: list[ReplayWarning] = []
-    types: Counter[str] = Counter()
-    parsed = _read_file(main, TranscriptFile(str(main)), warnings, types, main=True)
+    read = read_transcript(transcript)
     if not isinstance(definition, AgentDefinition):
         definition = AgentDefinition.from_file(definition)  # after the transcript: errors in order
-    subs = _read_subagents(main, warnings, types)
-    _link_agents(parsed, subs)
-    agent_types: dict[str | None, str | None] = {p.info.agent_id: p.info.agent_type for p in subs}
-    contexts: dict[str, list[str]] = {}
-    for p in (parsed, *subs):
-        for tid, texts in p.contexts.items():
-            contexts.setdefault(tid, []).extend(texts)
-    _keys(parsed.steps, start=0.0)
-    for p in subs:
-        _keys(p.steps, start=float("inf"))  # no times at all: after the main file
-    timeline = _merge(parsed.steps, [p.steps for p in subs])
-    session_id = parsed.session_id or main.stem
-    cwd = parsed.cwd or os.getcwd()
+    session_id = read.session_id
+    cwd = read.cwd or os.getcwd()
     report = ReplayReport(
-        transcript=str(main),
+        transcript=read.path,
         session_id=session_id,
         cwd=cwd,
         agent=definition.name,
         ledger=None,
-        files=[parsed.info, *(p.info for p in subs)],
-        warnings=warnings,
-        record_types=types,
+        files=read.files,
+        warnings=read.warnings,
+        record_types=read.record_types,
         primary_args={n: t.primary_arg for n, t in definition.tools.items() if t.primary_arg},
     )
     with _replay_ledger(ledger, definition, session_id) as led:
@@ -1013,32 +630,9 @@ def replay_transcript(
         clock = _Clock()
         guard = Guard(definition, ledger=led, clock=clock, cwd=cwd)
         session = guard.session(session_id, cwd=cwd)
-        replayer = _Replayer(
-            session, led, clock, report, agent_types, contexts, str(main.absolute())
-        )
-        replayer.run(timeline)
+        main_path = str(Path(transcript).absolute())
+        _Replayer(session, led, clock, report, main_path).run(read.steps)
     return report
-
-
-def _read_subagents(
-    main: Path, warnings: list[ReplayWarning], types: Counter[str]
-) -> list[_Parsed]:
-    """Each readable ``agent-<id>.jsonl`` beside ``main``, with its sidecar's facts."""
-    subs: list[_Parsed] = []
-    for path in _subagent_files(main):
-        meta = _meta(path, warnings)
-        agent_type, parent = meta.get("agentType"), meta.get("toolUseId")
-        info = TranscriptFile(
-            str(path),
-            agent_id=path.name[len("agent-") : -len(".jsonl")],
-            agent_type=agent_type if isinstance(agent_type, str) else None,
-            parent_tool_use_id=parent if isinstance(parent, str) else None,
-        )
-        try:
-            subs.append(_read_file(path, info, warnings, types, main=False))
-        except TranscriptError as exc:  # one bad subagent file does not stop the replay
-            warnings.append(ReplayWarning(str(path), exc.line, f"{exc.message}; skipped"))
-    return subs
 
 
 @contextlib.contextmanager
@@ -1076,24 +670,3 @@ def _refuse_known_session(led: Ledger, session_id: str) -> None:
             path=led.path,
             kind="exists",
         )
-
-
-def _link_agents(main: _Parsed, subs: list[_Parsed]) -> None:
-    """Fill each subagent's type and parent call from the sidecar, else from the Agent call."""
-    uses = {s.id: s for p in (main, *subs) for s in p.steps if isinstance(s, _Use)}
-    by_agent: dict[str, tuple[str, str | None]] = {}
-    for p in (main, *subs):
-        for tid, (agent_id, agent_type) in p.agents.items():
-            if agent_id is not None:
-                by_agent[agent_id] = (tid, agent_type)
-    for p in subs:
-        info = p.info
-        linked = by_agent.get(info.agent_id or "")
-        if info.parent_tool_use_id is None and linked is not None:
-            info.parent_tool_use_id = linked[0]
-        if info.agent_type is None and linked is not None:
-            info.agent_type = linked[1]
-        parent = uses.get(info.parent_tool_use_id or "")
-        if info.agent_type is None and parent is not None:
-            kind = parent.input.get("subagent_type")
-            info.agent_type = kind if isinstance(kind, str) else None

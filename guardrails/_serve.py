@@ -7,6 +7,22 @@ failure or a timeout is a *non-blocking* error and the action goes ahead. So
 that route always answers 200: a body that cannot be read, an event that cannot
 be decided, a crash or a missed deadline fails by the event's failure policy (a
 PreToolUse is denied), never by an error status that Claude would wave through.
+The policy, each event's deadline and the failure JSON are ``_policy``'s, shared
+with ``hookrails hook``, ``claude install`` and the claude-agent-sdk dispatcher.
+
+The ledger tells the same story as Claude's answer. An undecided event that was
+read is recorded as the refusal (or the continue) Claude was given, an invalid
+PreToolUse too (from its well-typed fields). A decision that misses its deadline
+is not recorded when it finally arrives: the refusal is, and the call never ran.
+
+Who may ask. Claude Code's http client sends no ``Origin`` and a JSON
+``Content-Type``; a web page can do neither without the server's consent. So a
+request with an ``Origin`` header is refused (403), a POST whose body is not
+``application/json`` too (415), and on a loopback address the ``Host`` header
+must name this machine and port (403), which stops DNS rebinding. These refusals
+are not decisions: they answer requests Claude never sends. Listening beyond
+loopback needs a bearer token (``make_server`` refuses without one unless
+``insecure``), and an empty token is refused rather than read as "no auth".
 
 Threads. ``ThreadingHTTPServer`` gives each connection a thread (HTTP/1.1
 keep-alive, so a warm client pays no connect cost). Decisions run on a few
@@ -29,6 +45,7 @@ import ipaddress
 import json
 import logging
 import queue
+import re
 import socket
 import threading
 import time
@@ -39,12 +56,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any, Final, cast
 from urllib.parse import parse_qs, urlsplit
 
+from . import _policy
 from .definition import DEFAULT_ON_FAILURE
-from .errors import EventError, GuardrailsError
+from .errors import EventError, GuardrailsError, ServeError
 from .events import EVENT_NAMES, Event, canonical_event_name, event_class
 
 if TYPE_CHECKING:
-    from .guard import Guard
+    from .guard import Guard, Session
     from .results import Decision
 
 __all__ = [
@@ -55,6 +73,7 @@ __all__ = [
     "TOKEN_ENV",
     "HookServer",
     "ServeApp",
+    "check_exposure",
     "exposure_warning",
     "is_loopback",
     "make_server",
@@ -77,6 +96,10 @@ _CHUNK: Final = 64 * 1024
 #: seconds an idle keep-alive connection stays open
 _IDLE_TIMEOUT: Final = 120.0
 _REASON_CAP: Final = 1000
+#: a Host header: a name or IPv4 address, or an IPv6 address in brackets; then a port
+_HOST: Final = re.compile(
+    r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[^:\[\]/@\s]+))(?::(?P<port>\d{1,5}))?"
+)
 _ROUTES: Final[dict[str, tuple[str, ...]]] = {
     HOOK_ROUTE: ("POST",),
     "/v1/explain": ("POST",),
@@ -122,6 +145,24 @@ _STATS_SQL: Final = {
 
 class _Late(Exception):
     """No decision within the deadline (hooks still running, or the session busy)."""
+
+
+class _Ticket:
+    """One hook request's event, between the worker deciding it and the request waiting.
+
+    Past the deadline the request abandons it, answers by the failure policy and
+    records that refusal; the decision the worker reaches later is then not
+    recorded (Claude was told deny: the call never runs). A decision the worker
+    started recording before that is the answer, late or not.
+    """
+
+    __slots__ = ("abandoned", "decision", "event", "lock")
+
+    def __init__(self, event: Event) -> None:
+        self.event = event
+        self.lock = threading.Lock()
+        self.decision: Decision | None = None
+        self.abandoned = False
 
 
 class _BodyError(Exception):
@@ -221,8 +262,8 @@ def _one_line(text: str) -> str:
 
 
 def _encode(value: Any) -> bytes:
-    """Strict JSON (no NaN; lone surrogates escaped), so what is sent always parses."""
-    return json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode()
+    """``_policy.encode`` as bytes: strict JSON, so what is sent always parses."""
+    return _policy.encode(value).encode("ascii")
 
 
 def is_loopback(host: str) -> bool:
@@ -243,9 +284,13 @@ class ServeApp:
     """What the routes answer, apart from HTTP: decisions, bindings, stats, dry runs.
 
     ``deadline``: seconds a hook request may take before it is answered by the
-    event's failure policy (default: the definition's ``event_budget`` plus its
-    longest hook timeout plus one, the longest the Guard can take on its own, so
-    a late answer only ever replaces a hook that overran its own timeout).
+    event's failure policy, for every event (default: each event's
+    ``_policy.deadline``, plus the approval timeout on PreToolUse when the Guard
+    has an approver). ``token``: ``None`` for no auth; an empty one is refused.
+
+    While it runs, the Guard's ledger records through this app (its ``record`` is
+    wrapped until :meth:`close`), so a decision that arrives after its deadline
+    is dropped in favour of the refusal Claude was given.
     """
 
     def __init__(
@@ -257,16 +302,28 @@ class ServeApp:
         deadline: float | None = None,
         workers: int = 16,
     ) -> None:
+        if token is not None and not token:
+            raise ServeError("the token is empty: give a token, or none to serve without auth")
         self.guard = guard
-        self.definition = guard.definition
+        self.definition = d = guard.definition
         self.max_body = max_body
-        self._token = hashlib.sha256(token.encode()).digest() if token else None
-        bindings = guard._index.bindings
-        longest = max((b.timeout for bs in bindings.values() for b in bs), default=0.0)
-        self.deadline = (
-            deadline if deadline is not None else self.definition.event_budget + longest + 1.0
-        )
-        self.policy: dict[str, str] = {name: _policy(name, bindings) for name in EVENT_NAMES}
+        self._token = hashlib.sha256(token.encode()).digest() if token is not None else None
+        approval = guard.approval_timeout if guard.approver is not None else 0.0
+        self.deadlines: dict[str, float] = {
+            name: deadline
+            if deadline is not None
+            else _policy.deadline(d, name) + (approval if name == "PreToolUse" else 0.0)
+            for name in EVENT_NAMES
+        }
+        #: the longest deadline (the dry-run route's, and what /v1/health shows)
+        self.deadline = max(self.deadlines.values())
+        self.closed: dict[str, bool] = {name: _policy.fails_closed(d, name) for name in EVENT_NAMES}
+        self._tickets: dict[int, _Ticket] = {}
+        self._tickets_lock = threading.Lock()
+        ledger = guard.ledger
+        self._record: Callable[..., None] | None = None if ledger is None else ledger.record
+        if ledger is not None:
+            ledger.record = self._gated_record  # type: ignore[method-assign]
         self.started = time.time()
         self._locks = _SessionLocks()
         self._workers = _Workers(workers)
@@ -287,6 +344,11 @@ class ServeApp:
         with self._count_lock:
             self._count_lock.wait_for(lambda: self._in_flight == 0, timeout=grace)
         self._workers.close()
+        ledger = self.guard.ledger
+        with self._tickets_lock:
+            idle = not self._tickets
+        if ledger is not None and idle and vars(ledger).get("record") == self._gated_record:
+            del ledger.record  # the Ledger's own method again (a hung hook keeps the gate)
 
     def count(self, key: str) -> None:
         with self._count_lock:
@@ -342,15 +404,17 @@ class ServeApp:
         try:
             event = Event.from_claude(payload)
         except EventError as exc:
-            return _encode(self.failure(name, f"invalid {raw_name} hook input: {exc}"))
+            reason = f"invalid {raw_name} hook input: {exc}"
+            return _encode(self.failure(name, reason, event=_policy.salvage_event(payload, name)))
         try:
-            # an answer that cannot be encoded is a failure too, never an allow
+            # an answer that is not strict JSON (a NaN rewrite) fails too, never an allow
             return _encode(self._decide(event).to_claude())
         except _Late as exc:
-            return _encode(self.failure(name, str(exc)))
+            return _encode(self.failure(name, str(exc), event=event))
         except BaseException as exc:  # a crash (a hook's SystemExit included) never allows
             _log.exception("hookrails serve: deciding %s failed", name)
-            return _encode(self.failure(name, f"deciding the event failed ({_describe(exc)})"))
+            reason = f"deciding the event failed ({_describe(exc)})"
+            return _encode(self.failure(name, reason, event=event))
 
     @staticmethod
     def hinted(event: str | None) -> str | None:
@@ -360,33 +424,30 @@ class ServeApp:
         except EventError:
             return None
 
-    def failure(self, event_name: str | None, reason: str) -> dict[str, Any]:
+    def failure(
+        self, event_name: str | None, reason: str, *, event: Event | None = None
+    ) -> dict[str, Any]:
         """The answer when an event could not be decided: its failure policy.
 
         PreToolUse is always denied. Other events follow their matchers'
         ``on_failure`` (block if any of them blocks). When the event is not
         known (the body cannot be read), the answer is a top-level block, which
         Claude Code applies to every event, a PreToolUse included (as a deny).
+        ``event`` (when the input was read): the answer is recorded in the ledger.
         """
         self.count("failures")
-        policy = "block" if event_name is None else self.policy.get(event_name, "continue")
-        verdict = "denied" if event_name == "PreToolUse" else "blocked"
-        if policy == "block":
-            reason = _one_line(f"hookrails serve: {reason}; the event is {verdict} (fails closed)")
-        else:
-            reason = _one_line(f"hookrails serve: {reason}; continuing (on_failure: continue)")
-        _log.warning("%s", reason)
-        if event_name == "PreToolUse":
-            return {
-                "hookSpecificOutput": {
-                    "hookEventName": "PreToolUse",
-                    "permissionDecision": "deny",
-                    "permissionDecisionReason": reason,
-                }
-            }
-        if policy == "block":
-            return {"decision": "block", "reason": reason}
-        return {"systemMessage": reason}
+        # an unknown event may be a PreToolUse: closed
+        closed = True if event_name is None else self.closed.get(event_name, False)
+        line = _one_line(f"hookrails serve: {reason}; {_policy.verdict(event_name, closed)}")
+        _log.warning("%s", line)
+        if event is not None and self._record is not None:
+            try:
+                session = _policy.undecided_session(self.guard, event)
+                decision = _policy.failure_decision(event, line, closed)
+                self._record(decision, session, self.guard.clock())
+            except Exception:  # the answer matters more than its record
+                _log.exception("hookrails serve: could not record the undecided %s", event_name)
+        return _policy.undecided_output(event_name, line, closed)
 
     def unhandled(self, raw_name: str) -> dict[str, Any]:
         """An event this server does not handle: nothing in a definition can bind it, so
@@ -400,25 +461,61 @@ class ServeApp:
         return {"systemMessage": message}
 
     def _decide(self, event: Event) -> Decision:
-        deadline_at = time.monotonic() + self.deadline
-        future = self._workers.submit(self._emit, event, deadline_at)
+        limit = self.deadlines.get(event.event_name, self.deadline)
+        ticket = _Ticket(event)
+        with self._tickets_lock:
+            self._tickets[id(event)] = ticket
+        future = self._workers.submit(self._emit, ticket, time.monotonic() + limit, limit)
         try:
-            decision: Decision = future.result(timeout=self.deadline)
+            decision: Decision = future.result(timeout=limit)
         except TimeoutError:
-            future.cancel()
-            raise _Late(
-                f"no decision within {self.deadline:g}s (a hook is still running)"
-            ) from None
+            if future.cancel():  # never started: nobody else will forget the ticket
+                self._forget(ticket)
+            with ticket.lock:
+                recorded = ticket.decision
+                ticket.abandoned = recorded is None
+            if recorded is not None:  # it was being recorded as the deadline passed
+                return recorded
+            raise _Late(f"no decision within {limit:g}s (a hook is still running)") from None
         return decision
 
-    def _emit(self, event: Event, deadline_at: float) -> Decision:
-        with self._locks.hold(event.session_id, deadline_at - time.monotonic()) as held:
-            if not held or time.monotonic() >= deadline_at:
-                raise _Late(
-                    f"no decision within {self.deadline:g}s (the session's earlier event is "
-                    "still being decided)"
-                )
-            return self.guard.emit_sync(event)
+    def _emit(self, ticket: _Ticket, deadline_at: float, limit: float) -> Decision:
+        try:
+            event = ticket.event
+            with self._locks.hold(event.session_id, deadline_at - time.monotonic()) as held:
+                if not held or time.monotonic() >= deadline_at:
+                    raise _Late(
+                        f"no decision within {limit:g}s (the session's earlier event is "
+                        "still being decided)"
+                    )
+                return self.guard.emit_sync(event)
+        finally:
+            self._forget(ticket)
+
+    def _forget(self, ticket: _Ticket) -> None:
+        with self._tickets_lock:
+            if self._tickets.get(id(ticket.event)) is ticket:
+                del self._tickets[id(ticket.event)]
+
+    def _gated_record(
+        self, decision: Decision, session: Session, now: float, **kwargs: Any
+    ) -> None:
+        """The ledger's ``record`` while serving: a decision for an abandoned request (past
+        its deadline, already answered and recorded as a refusal) is dropped."""
+        with self._tickets_lock:
+            ticket = self._tickets.get(id(decision.event))
+        if ticket is not None and ticket.event is decision.event:
+            with ticket.lock:
+                if ticket.abandoned:
+                    _log.warning(
+                        "hookrails serve: %s decided after its deadline; not recorded (the "
+                        "refusal Claude was given is)",
+                        decision.event_name,
+                    )
+                    return
+                ticket.decision = decision
+        assert self._record is not None
+        self._record(decision, session, now, **kwargs)
 
     # --- GET /v1/hooks ------------------------------------------------------------
 
@@ -436,7 +533,8 @@ class ServeApp:
             total += len(order)
             events[name] = {
                 "wire_name": event_class(name).wire_name,
-                "failure_policy": self.policy.get(name, "continue"),
+                "failure_policy": "block" if self.closed.get(name) else "continue",
+                "deadline_s": self.deadlines.get(name),
                 "matchers": [
                     {
                         "index": i,
@@ -566,19 +664,6 @@ class ServeApp:
         return {"dry_run": True, "recorded": False, **result.as_dict()}
 
 
-def _policy(name: str, bindings: dict[str, Any]) -> str:
-    """How an undecidable event fails: PreToolUse always closed; others block when any
-    of their matchers blocks, continue when all of them continue, else the default."""
-    if name == "PreToolUse":
-        return "block"
-    found = bindings.get(name) or []
-    if any(b.on_failure == "block" for b in found):
-        return "block"
-    if found:
-        return "continue"
-    return DEFAULT_ON_FAILURE.get(name, "continue")
-
-
 def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
@@ -619,6 +704,11 @@ class _Handler(BaseHTTPRequestHandler):
             app.leave()
 
     def _answer(self, app: ServeApp) -> None:
+        refusal = self._foreign()
+        if refusal is not None:  # first of all: a browser or a rebound name learns nothing
+            self.close_connection = True
+            self._send(403, {"error": refusal})
+            return
         if not app.authorized(self.headers.get("Authorization")):
             # first: an unauthenticated client learns nothing, and its body is not read
             self.close_connection = True
@@ -642,6 +732,15 @@ class _Handler(BaseHTTPRequestHandler):
                 {"Allow": ", ".join(allowed)},
             )
             return
+        if self.command == "POST" and not _is_json(self.headers.get("Content-Type")):
+            # Claude sends application/json; a page's form or no-cors fetch cannot
+            self._drop_body()
+            self._send(
+                415,
+                {"error": "send the body as JSON, with Content-Type: application/json"},
+                {"Accept": "application/json"},
+            )
+            return
         if url.path == HOOK_ROUTE:
             self._hook(url.query)
         elif url.path == "/v1/explain":
@@ -658,6 +757,23 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(*app.stats(limit))
         else:
             self._send(200, app.health())
+
+    def _foreign(self) -> str | None:
+        """Why this request cannot be Claude's (a refusal message), or ``None``.
+
+        An ``Origin`` header: a browser sent it (Claude Code's client sends none).
+        On a loopback address, a ``Host`` that is not this machine and port: a page
+        whose name was rebound to 127.0.0.1 (DNS rebinding) is talking to us.
+        """
+        if self.headers.get("Origin") is not None:
+            return "requests from a web page (with an Origin header) are refused"
+        server = cast(HookServer, self.server)
+        if server.loopback and not _local_host(self.headers.get("Host"), server.port):
+            return (
+                f"Host must be localhost, 127.0.0.1 or [::1] with port {server.port} "
+                "(this server listens on loopback only)"
+            )
+        return None
 
     def _hook(self, query: str) -> None:
         app = self.app
@@ -790,6 +906,27 @@ class _Handler(BaseHTTPRequestHandler):
         _log.info("%s %s", self.address_string(), format % args)
 
 
+def _is_json(content_type: str | None) -> bool:
+    """``application/json``, parameters (``; charset=utf-8``) allowed."""
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    return media == "application/json"
+
+
+def _local_host(header: str | None, port: int) -> bool:
+    """Whether a ``Host`` header names this machine (``localhost`` or a loopback address)
+    and ``port`` (no port: 80)."""
+    m = _HOST.fullmatch((header or "").strip())
+    if m is None or int(m.group("port") or 80) != port:
+        return False
+    name = m.group("name")
+    if name is not None and name.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(m.group("v6") or name).is_loopback
+    except ValueError:
+        return False
+
+
 def _listing() -> list[str]:
     return [f"{' '.join(methods)} {path}" for path, methods in _ROUTES.items()]
 
@@ -812,6 +949,8 @@ class HookServer(ThreadingHTTPServer):
 
     def __init__(self, app: ServeApp, host: str, port: int) -> None:
         self.app = app
+        #: only this machine can connect: requests must then name it in ``Host``
+        self.loopback = is_loopback(host.strip("[]"))
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Lock()
         if ":" in host.strip("[]"):
@@ -881,16 +1020,18 @@ def make_server(
     max_body: int = MAX_BODY,
     deadline: float | None = None,
     workers: int = 16,
+    insecure: bool = False,
 ) -> HookServer:
     """A bound (not yet serving) server for ``guard``; port 0 picks a free port.
 
     Run it with ``serve_forever()`` (in a thread, say) and stop it with
     ``shutdown()`` then ``server_close()``. ``token``: every request must carry
-    ``Authorization: Bearer <token>``.
+    ``Authorization: Bearer <token>``; an empty one raises
+    :class:`~guardrails.errors.ServeError` (it would read as "no auth"). A host
+    that is not loopback needs a token, or ``insecure=True``.
     """
-    app = ServeApp(
-        guard, token=token or None, max_body=max_body, deadline=deadline, workers=workers
-    )
+    check_exposure(host, token, insecure=insecure)
+    app = ServeApp(guard, token=token, max_body=max_body, deadline=deadline, workers=workers)
     try:
         return HookServer(app, host, port)
     except OSError as exc:
@@ -898,6 +1039,19 @@ def make_server(
         error = OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
         error.errno = exc.errno  # set after, so the message reads without "[Errno 98]"
         raise error from None
+
+
+def check_exposure(host: str, token: str | None, *, insecure: bool = False) -> None:
+    """Refuse (:class:`~guardrails.errors.ServeError`) an empty token, and a host beyond
+    loopback without a token unless ``insecure``: before anything is opened."""
+    if token is not None and not token:
+        raise ServeError("the token is empty: set a token, or none at all to serve without auth")
+    if token is None and not insecure and not is_loopback(host.strip("[]")):
+        raise ServeError(
+            f"refusing to listen on {host} without a token: anyone who can reach it could "
+            f"read the bindings and drive the hooks; set ${TOKEN_ENV} (or --token), or pass "
+            "--insecure"
+        )
 
 
 def startup_lines(server: HookServer) -> list[str]:
@@ -928,10 +1082,11 @@ def startup_lines(server: HookServer) -> list[str]:
 
 def exposure_warning(server: HookServer) -> str | None:
     """A warning when anyone on the network could ask this server for decisions."""
-    if server.app.token_required or is_loopback(server.host):
+    if server.app.token_required or server.loopback:
         return None
     return (
-        f"warning: listening on {server.host} (not loopback) without a token: anyone who can "
+        f"warning: listening on {server.host} (not loopback) without a token (--insecure): "
+        "anyone who can "
         f"reach port {server.port} can read the bindings and stats and drive the hooks; "
         f"set --token or ${TOKEN_ENV}"
     )

@@ -404,6 +404,11 @@ def demo(
     "ledger:, else .hookrails/ledger.db)",
 )  # fmt: skip
 @click.option("--no-ledger", is_flag=True, help="record nothing")
+@click.option(
+    "--insecure", is_flag=True,
+    help="allow a --host beyond loopback without a token (anyone who reaches it drives the "
+    "hooks)",
+)  # fmt: skip
 @click.option("--verbose", "-v", is_flag=True, help="log every request on stderr")
 def serve(
     config: str,
@@ -412,6 +417,7 @@ def serve(
     token: str | None,
     ledger_file: str | None,
     no_ledger: bool,
+    insecure: bool,
     verbose: bool,
 ) -> None:
     """Answer Claude Code http hooks (POST /v1/claude/hook) from one warm process.
@@ -419,17 +425,28 @@ def serve(
     \b
     Also GET /v1/hooks (the bindings), GET /v1/stats (from the ledger views),
     POST /v1/explain (a dry run) and GET /v1/health. Stops on Ctrl-C or SIGTERM.
+    Requests from web pages (an Origin header, a non-JSON body, a foreign Host on
+    loopback) are refused. An empty token (or $HOOKRAILS_TOKEN set but empty) is an
+    error, not "no auth": unset the variable to serve without a token.
     """
     import logging
+    import os
 
     from . import _serve
+    from .errors import ServeError
     from .guard import Guard
 
+    if token is None and os.environ.get(_serve.TOKEN_ENV) == "":
+        raise ServeError(
+            f"${_serve.TOKEN_ENV} is set but empty: set it to the token, or unset it to "
+            "serve without one"
+        )
+    _serve.check_exposure(host, token, insecure=insecure)  # before the ledger is opened
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(message)s"
     )
     guard = Guard(config, ledger=False if no_ledger else ledger_file or True)
-    server = _serve.make_server(guard, host, port, token or None)
+    server = _serve.make_server(guard, host, port, token, insecure=insecure)
     for line in _serve.startup_lines(server):
         click.echo(line)
     warning = _serve.exposure_warning(server)

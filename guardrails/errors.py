@@ -12,7 +12,9 @@ __all__ = [
     "GuardrailsError",
     "HookFailure",
     "LedgerError",
+    "OutputError",
     "RunBlocked",
+    "ServeError",
     "SettingsError",
     "ToolDenied",
     "TranscriptError",
@@ -166,6 +168,16 @@ class SettingsError(GuardrailsError):
         self.line = line
         where = f"{file}:{line}" if line else file
         super().__init__(f"{where}: {message}")
+
+
+class OutputError(GuardrailsError, ValueError):
+    """An answer for Claude cannot be written as strict JSON (NaN, infinity, a value JSON
+    has no type for): the event is then undecided, never allowed by accident."""
+
+
+class ServeError(GuardrailsError):
+    """``hookrails serve`` refuses to start as asked (an empty token, an exposed address
+    without a token)."""
 
 
 class TranscriptError(GuardrailsError):

@@ -42,6 +42,10 @@ RESULT = {
 }
 
 
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON: the CLI cannot parse this message")
+
+
 class FakeCLI(Transport):
     """Answers ``initialize``, then plays ``scenario`` when the prompt arrives."""
 
@@ -70,7 +74,7 @@ class FakeCLI(Transport):
             yield message
 
     async def write(self, data: str) -> None:
-        message = json.loads(data)
+        message = json.loads(data, parse_constant=_not_json)  # JSON.parse, as the CLI reads
         kind = message.get("type")
         if kind == "control_request" and message["request"]["subtype"] == "initialize":
             self.init_request = message["request"]
@@ -393,6 +397,86 @@ def test_a_failing_dispatcher_elsewhere_follows_the_event_default(
 
     drive(to_sdk_hooks(g), scenario)
     assert answers[0].get("decision") == expected
+    if expected is None:  # fails open, and says so
+        assert "continuing (fails open)" in answers[0]["systemMessage"]
+
+
+@pytest.mark.parametrize(
+    ("event", "on_failure", "blocked"),
+    [
+        ("SubagentStop", "block", True),
+        ("SubagentStop", None, False),
+        ("Stop", "block", True),
+        ("PostToolUse", "block", True),
+        ("UserPromptSubmit", "continue", False),
+    ],
+)
+def test_a_failing_dispatcher_follows_the_matchers_on_failure(
+    event: str, on_failure: Any, blocked: bool
+) -> None:
+    canonical = "AgentStop" if event == "Stop" else event
+    g = guard({canonical: [Matcher(hooks=[answering(None)], on_failure=on_failure)]})
+    answers: list[dict[str, Any]] = []
+
+    async def scenario(cli: FakeCLI) -> None:  # a field of the wrong type: cannot be decided
+        bad = {"agent_id": 7, "stop_hook_active": "no", "tool_response": None, "prompt": 5}
+        answers.append(await cli.hook(event, payload(event, **bad)))
+
+    cli = drive(to_sdk_hooks(g), scenario)
+    assert (answers[0].get("decision") == "block") is blocked, answers
+    registered = cli.init_request["hooks"][event][0]
+    assert (registered.get("onFailure") == "block") is blocked
+
+
+def nan_rewrite(event: Any, ctx: Any) -> HookResult:
+    return HookResult.modify(input={"command": "ls", "retries": float("nan")})
+
+
+def test_a_rewrite_json_cannot_hold_is_a_deny_not_a_broken_run(tmp_path: Path) -> None:
+    db = tmp_path / "ledger.db"
+    g = guard({"PreToolUse": [Matcher(hooks=[nan_rewrite])]}, ledger=Ledger(db))
+    answers: list[dict[str, Any]] = []
+
+    async def scenario(cli: FakeCLI) -> None:
+        answers.append(await cli.hook("PreToolUse", payload("PreToolUse"), "toolu_1"))
+
+    drive(to_sdk_hooks(g), scenario)
+    spec = answers[0]["hookSpecificOutput"]
+    assert spec["permissionDecision"] == "deny" and "updatedInput" not in spec
+    assert "not strict JSON" in spec["permissionDecisionReason"]
+    assert rows(db, "SELECT status, decision FROM tool_calls") == [
+        {"status": "denied", "decision": "deny"}
+    ]
+
+
+def test_the_real_cli_denies_a_nan_rewrite_and_the_run_goes_on(tmp_path: Path) -> None:
+    """The SDK would write `NaN`; the CLI cannot parse it and the whole run dies (exit 1)."""
+    from guardrails.testing import tool_use
+    from tests._claude_cli import run_claude
+
+    g = guard({"PreToolUse": [Matcher(hooks=[nan_rewrite])]})
+    call = tool_use("Bash", {"command": "touch ran.txt"}, id="toolu_nan")
+    run = run_claude([call, "Done."], tmp_path, hooks=to_sdk_hooks(g))
+    assert not (run.cwd / "ran.txt").exists()  # the denied call never ran
+    assert "not strict JSON" in run.result_text("toolu_nan")
+    assert run.result is not None and not run.result.is_error
+
+
+def test_an_invalid_pre_tool_use_is_denied_and_recorded(tmp_path: Path) -> None:
+    db = tmp_path / "ledger.db"
+    g = guard({}, ledger=Ledger(db))
+
+    async def scenario(cli: FakeCLI) -> None:
+        await cli.hook("PreToolUse", payload("PreToolUse", tool_input="ls"), "toolu_1")
+
+    drive(to_sdk_hooks(g), scenario)
+    [call] = rows(db, "SELECT tool_call_id, tool_name, status, reason FROM tool_calls")
+    assert (call["tool_call_id"], call["tool_name"], call["status"]) == (
+        "toolu_1",
+        "Bash",
+        "denied",
+    )
+    assert "tool_input" in call["reason"] and "denied (fails closed)" in call["reason"]
 
 
 def test_a_hook_that_raises_on_pre_tool_use_denies() -> None:

@@ -38,6 +38,9 @@ hooks:
   SessionStart:
     - hooks: [{use: inject, with: {text: "house rules"}}]
 """
+#: the handlers' timeout: the default 30 s budget + the default 5 s hook timeout + 1 s (the
+#: longest deadline), + 5 s for the hook process to start and load the definition
+TIMEOUT = 41
 PRE_ONLY = """\
 hooks:
   PreToolUse:
@@ -62,7 +65,7 @@ def ours(event: str, config: str = '"$CLAUDE_PROJECT_DIR"/agent.yaml') -> dict[s
     handler: dict[str, Any] = {
         "type": "command",
         "command": f"{EXE} hook --config {config} --event {event}",
-        "timeout": 40,
+        "timeout": TIMEOUT,
     }
     if event == "PreToolUse":
         handler["onFailure"] = "block"
@@ -248,17 +251,20 @@ def test_on_failure_block_is_written_where_the_event_fails_closed(
 
 #: (extra args, the handler written)
 HTTP_CASES: list[tuple[list[str], dict[str, Any]]] = [
-    (["--http"], {"type": "http", "url": "http://127.0.0.1:8787/v1/claude/hook", "timeout": 40}),
+    (
+        ["--http"],
+        {"type": "http", "url": "http://127.0.0.1:8787/v1/claude/hook", "timeout": TIMEOUT},
+    ),
     (
         ["--http", "http://127.0.0.1:9000/"],
-        {"type": "http", "url": "http://127.0.0.1:9000/v1/claude/hook", "timeout": 40},
+        {"type": "http", "url": "http://127.0.0.1:9000/v1/claude/hook", "timeout": TIMEOUT},
     ),
     (
         ["--http", "https://guard.internal/v1/claude/hook", "--token"],
         {
             "type": "http",
             "url": "https://guard.internal/v1/claude/hook",
-            "timeout": 40,
+            "timeout": TIMEOUT,
             "headers": {"Authorization": "Bearer $HOOKRAILS_TOKEN"},
             "allowedEnvVars": ["HOOKRAILS_TOKEN"],
         },
@@ -361,6 +367,15 @@ BAD_FILES = [
     ("handler is a number", '{"hooks": {"Stop": [{"hooks": [\n1]}]}}\n',
      ":2: hooks.Stop[0].hooks[0]: expected an object, got a number"),
     ("repeated key", '{\n  "hooks": {},\n  "hooks": {}\n}\n', ":3: hooks: duplicate key"),
+    # what a rewrite could not write back (Python reads these; JSON.parse or UTF-8 cannot)
+    ("NaN", '{\n  "env": {\n    "X": NaN\n  }\n}\n', ":3: env.X: NaN is not JSON"),
+    ("-Infinity", '{"hooks": {},\n "n": -Infinity}\n', ":2: n: -Infinity is not JSON"),
+    ("a number out of range", '{\n  "cleanupPeriodDays": 1e400\n}\n',
+     ":2: cleanupPeriodDays: the number 1e400 is out of range (it reads as infinity"),
+    ("a lone surrogate", '{\n  "env": {"X": "a\\ud800"}\n}\n',
+     ":2: env.X: a string holds a lone surrogate"),
+    ("a lone surrogate key", '{"hooks": {},\n  "\\udc00": 1\n}\n',
+     ":2: \\udc00: a key holds a lone surrogate"),
 ]  # fmt: skip
 
 
@@ -380,6 +395,20 @@ def test_a_bad_settings_file_is_named_and_never_written(
     assert err.startswith(f"error: {path}{where}") and err.count("\n") == 1, err
     assert path.read_text() == text
     assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]
+
+
+def test_a_definition_path_that_is_not_utf8_is_refused_naming_the_settings_file(
+    project: Path,
+) -> None:
+    name = os.fsdecode(b"agent-\xff.yaml")  # a Linux file name that is not UTF-8
+    (project / name).write_text(PRE_ONLY)
+    path = seed(project, USER_SETTINGS)
+    before = path.read_bytes()
+    code, out, err = run("install", "--config", name)
+    assert (code, out) == (1, "")
+    assert err.startswith(f"error: {path}: the new settings cannot be written as UTF-8 JSON")
+    assert err.count("\n") == 1
+    assert path.read_bytes() == before
 
 
 def test_a_file_that_is_not_utf8_is_named_with_its_line(project: Path) -> None:

@@ -272,6 +272,109 @@ def test_messy_transcripts_replay_what_they_can(
         assert (w.file, w.line) == (str(FIX / fixture), line) and fragment in w.message
 
 
+SID = "bbbbbbbb-0000-4000-8000-000000000002"
+
+
+def _rec(kind: str, n: int, **fields: Any) -> dict[str, Any]:
+    """A transcript record of ``kind`` at second ``n`` of a session in /p."""
+    ts = f"2026-02-01T19:00:{n:02d}.000Z"
+    return {"type": kind, "sessionId": SID, "cwd": "/p", "uuid": f"u{n}", "timestamp": ts, **fields}
+
+
+def _use(n: int, tid: str, tool_input: Any) -> dict[str, Any]:
+    block = {"type": "tool_use", "id": tid, "name": "Bash", "input": tool_input}
+    return _rec("assistant", n, message={"id": f"m{n}", "role": "assistant", "content": [block]})
+
+
+def _result(n: int, tid: str, stdout: str) -> dict[str, Any]:
+    block = {"type": "tool_result", "tool_use_id": tid, "content": stdout, "is_error": False}
+    return _rec(
+        "user",
+        n,
+        message={"role": "user", "content": [block]},
+        toolUseResult={"stdout": stdout, "stderr": "", "interrupted": False},
+    )
+
+
+def _write(path: Path, lines: list[Any]) -> Path:
+    path.write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines))
+    return path
+
+
+def _nested(depth: int) -> Any:
+    value: Any = "bottom"
+    for _ in range(depth):
+        value = {"x": value}
+    return value
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply to read; skipped"),
+        (json.dumps(_use(3, "toolu_deep", _nested(600))), "nested more than 100 levels deep"),
+    ],
+    ids=["too deep to parse", "too deep to replay"],
+)
+def test_a_deeply_nested_line_is_a_warning_with_its_line(
+    tmp_path: Path, line: str, message: str
+) -> None:
+    path = _write(
+        tmp_path / f"{SID}.jsonl",
+        [_use(1, "toolu_A", {"command": "ls"}), _result(2, "toolu_A", "a"), line,
+         _use(4, "toolu_B", {"command": "pwd"})],
+    )  # fmt: skip
+    code, out, err = _cli(str(path), "-c", str(AGENT), "--all")
+    assert code == 0, err
+    assert len(err.splitlines()) == 1 and err.startswith(f"warning: {path}:3: {message}"), err
+    assert "Bash(ls)" in out and "Bash(pwd)" in out  # the replay went on
+
+
+def test_a_tool_use_id_repeated_with_another_input_is_replayed_as_its_own_call(
+    tmp_path: Path,
+) -> None:
+    path = _write(
+        tmp_path / f"{SID}.jsonl",
+        [
+            _use(1, "toolu_R", {"command": "ls"}),
+            _result(2, "toolu_R", "first"),
+            _use(3, "toolu_R", {"command": "rm -rf build"}),  # the same id, another call
+            _use(4, "toolu_R", {"command": "ls"}),  # the first call logged again
+            _result(5, "toolu_R", "second"),
+        ],
+    )
+    db = tmp_path / "out.db"
+    definition, rec = _recording()
+    report = _replay(path, definition, ledger=db)
+    assert [(c.tool_use_id, c.tool_input["command"]) for c in report.calls] == [
+        ("toolu_R", "ls"),
+        ("toolu_R#2", "rm -rf build"),
+    ]
+    second = report.calls[1]
+    assert second.notes == [
+        f"tool_use id toolu_R repeated with a different input (first at {path.name}:1); "
+        "replayed as a call of its own, toolu_R#2"
+    ]
+    assert second.as_dict()["notes"][0] == second.notes[0]
+    posts = {
+        e.tool_use_id: e.tool_response["stdout"]
+        for e in rec.events
+        if e.event_name == "PostToolUse"
+    }
+    assert posts == {"toolu_R": "first", "toolu_R#2": "second"}  # results pair in order
+    assert [(w.line, w.message.split(";")[0]) for w in report.warnings] == [
+        (3, "tool_use id toolu_R repeated with a different input (first at "
+            f"{path.name}:1)"),
+        (4, f"tool_use toolu_R repeated (first at {path.name}:1)"),
+    ]  # fmt: skip
+    rows = _rows(db, "SELECT tool_call_id, status FROM tool_calls ORDER BY id")
+    assert [(r["tool_call_id"], r["status"]) for r in rows] == [
+        ("toolu_R", "ok"),
+        ("toolu_R#2", "ok"),
+    ]
+    assert "note: tool_use id toolu_R repeated" in "\n".join(report.lines())
+
+
 def test_unknown_record_types_are_counted_and_skipped() -> None:
     types = _replay("unknown_types.jsonl").record_types
     for kind in ("api-request", "api-request-blob", "tools-used", "cost-state", "atis-latch"):

@@ -24,6 +24,7 @@ from guardrails import AgentDefinition, Guard, HookMatcher, HookResult, Ledger
 from guardrails._hooks import hook_name
 from guardrails._serve import HOOK_ROUTE, HookServer, exposure_warning, make_server
 from guardrails.cli import cli
+from guardrails.errors import ServeError
 from tests._db import rows, value
 
 TOKEN = "t0ken-for-tests"
@@ -102,14 +103,15 @@ class Client:
         body: Any = None,
         *,
         raw: bytes | None = None,
-        headers: dict[str, str] | None = None,
+        headers: dict[str, str | None] | None = None,
     ) -> tuple[int, Any, http.client.HTTPResponse]:
         data = raw if raw is not None else None if body is None else json.dumps(body).encode()
-        sent = {"Content-Type": "application/json"}
+        sent: dict[str, str | None] = {"Content-Type": "application/json"}
         if self.token is not None:
             sent["Authorization"] = f"Bearer {self.token}"
         sent.update(headers or {})
-        self.conn.request(method, path, body=data, headers=sent)
+        kept = {k: v for k, v in sent.items() if v is not None}  # None: leave the header out
+        self.conn.request(method, path, body=data, headers=kept)
         response = self.conn.getresponse()
         payload = response.read()
         return response.status, json.loads(payload) if payload else None, response
@@ -214,8 +216,22 @@ def unsendable(event: Any, ctx: Any) -> HookResult:
     return HookResult.modify(input={"command": object()})
 
 
+def nan_rewrite(event: Any, ctx: Any) -> HookResult:
+    return HookResult.modify(input={"command": "ls", "retries": float("nan")})
+
+
 def slow(event: Any, ctx: Any) -> None:
     time.sleep(2)
+
+
+def eventually(check: Callable[[], bool], timeout: float = 20.0) -> bool:
+    """Poll ``check`` until it holds (work another thread finishes on its own time)."""
+    end = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 BROKEN_INPUTS: list[tuple[str, bytes, dict[str, str]]] = [
@@ -251,6 +267,7 @@ CRASHES: list[tuple[str, Callable[..., Any]]] = [
     ("a hook raises", explode),
     ("a hook raises SystemExit", exit_hook),
     ("a hook answers what JSON cannot hold", unsendable),
+    ("a hook rewrites the input with NaN", nan_rewrite),
     ("a hook outlives the deadline", slow),
 ]
 
@@ -285,6 +302,148 @@ def test_a_crash_inside_the_guard_itself_is_a_deny(monkeypatch: pytest.MonkeyPat
     assert "KeyError" in answer["hookSpecificOutput"]["permissionDecisionReason"]
 
 
+# --- the ledger says what Claude was told ----------------------------------------------------
+
+
+def test_a_decision_past_its_deadline_is_recorded_as_the_deny_claude_got(
+    ledger_path: Path, caplog: pytest.LogCaptureFixture
+):
+    release = threading.Event()
+
+    def late_allow(event: Any, ctx: Any) -> None:
+        release.wait(30)  # decides (no opinion: an allow) only after the deadline
+
+    guard = Guard(
+        AgentDefinition(hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[late_allow])]}),
+        ledger=Ledger(ledger_path),
+    )
+    with serving(guard, deadline=0.3) as srv:
+        c = Client(srv)
+        answer = c.hook(pre("ls"))
+        release.set()
+        assert eventually(lambda: "decided after its deadline; not recorded" in caplog.text)
+        c.close()
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+    [call] = rows(ledger_path, "SELECT status, decision, reason FROM tool_calls")
+    assert (call["status"], call["decision"]) == ("denied", "deny")  # never pending / allow
+    assert "no decision within 0.3s" in call["reason"]
+    assert [r["hook"] for r in rows(ledger_path, "SELECT hook FROM hook_runs")] == ["hookrails"]
+
+
+def test_an_invalid_pre_tool_use_is_denied_and_recorded(client: Client, ledger_path: Path):
+    answer = client.hook(pre("ls", call="toolu_bad", tool_input="ls"))
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+    [call] = rows(ledger_path, "SELECT * FROM tool_calls")
+    assert (call["tool_call_id"], call["tool_name"], call["status"], call["decision"]) == (
+        "toolu_bad",
+        "Bash",
+        "denied",
+        "deny",
+    )
+    assert "invalid PreToolUse hook input: tool_input" in call["reason"]
+    assert call["session_id"] == "s1"
+
+
+def test_a_rewrite_json_cannot_hold_is_denied_and_the_ledger_agrees(ledger_path: Path):
+    guard = Guard(
+        AgentDefinition(hooks={"PreToolUse": [HookMatcher(hooks=[nan_rewrite])]}),
+        ledger=Ledger(ledger_path),
+    )
+    with serving(guard) as srv:
+        c = Client(srv)
+        answer = c.hook(pre("ls"))
+        c.close()
+    spec = answer["hookSpecificOutput"]
+    assert spec["permissionDecision"] == "deny" and "updatedInput" not in spec
+    assert "not strict JSON" in spec["permissionDecisionReason"]
+    [call] = rows(ledger_path, "SELECT status, decision FROM tool_calls")
+    assert (call["status"], call["decision"]) == ("denied", "deny")
+
+
+# --- who may ask ---------------------------------------------------------------------------
+
+#: headers a web page (or a name rebound to 127.0.0.1) sends; "{port}" is the server's
+FOREIGN: list[tuple[str, dict[str, str | None]]] = [
+    ("an Origin header", {"Origin": "https://evil.example"}),
+    ("a null Origin", {"Origin": "null"}),
+    ("a foreign Host", {"Host": "evil.example:{port}"}),
+    ("a rebound lookalike", {"Host": "localhost.evil.example:{port}"}),
+    ("another port", {"Host": "127.0.0.1:1"}),
+    ("no port (80)", {"Host": "127.0.0.1"}),
+    ("a private address", {"Host": "192.168.1.5:{port}"}),
+]
+
+
+@pytest.mark.parametrize(("method", "path"), ROUTES)
+@pytest.mark.parametrize(("case", "headers"), FOREIGN, ids=[c[0] for c in FOREIGN])
+def test_what_a_browser_could_send_is_refused_before_anything_runs(
+    server: HookServer,
+    ledger_path: Path,
+    method: str,
+    path: str,
+    case: str,
+    headers: dict[str, str | None],
+):
+    c = Client(server)
+    sent = {k: v.format(port=server.port) if v else v for k, v in headers.items()}
+    status, body, response = c.call(method, path, pre("rm -rf /"), headers=sent)
+    c.close()
+    assert status == 403 and response.getheader("Connection") == "close"
+    assert "Origin" in body["error"] or "Host must be" in body["error"]
+    assert value(ledger_path, "SELECT count(*) FROM tool_calls") == 0
+
+
+@pytest.mark.parametrize(
+    "host", ["127.0.0.1:{port}", "localhost:{port}", "LocalHost:{port}", "[::1]:{port}"]
+)
+def test_loopback_names_of_this_port_are_served(client: Client, server: HookServer, host: str):
+    answer = client.call(
+        "POST", HOOK_ROUTE, pre("rm x"), headers={"Host": host.format(port=server.port)}
+    )
+    assert answer[0] == 200 and blocks(answer[1])
+
+
+def test_beyond_loopback_the_host_is_not_checked_the_token_is(ledger_path: Path):
+    guard = Guard(definition(), ledger=Ledger(ledger_path))
+    server = make_server(guard, "0.0.0.0", 0, TOKEN)
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    try:
+        c = Client(server, token=TOKEN)
+        c.conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+        status, answer, _ = c.call("POST", HOOK_ROUTE, pre("rm x"), headers={"Host": "hooks.lan"})
+        c.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+    assert status == 200 and blocks(answer)
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [None, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"],
+)
+@pytest.mark.parametrize("path", [HOOK_ROUTE, "/v1/explain"])
+def test_a_post_whose_body_is_not_declared_json_is_a_415(
+    client: Client, ledger_path: Path, path: str, content_type: str | None
+):
+    status, body, response = client.call(
+        "POST", path, pre("rm -rf /"), headers={"Content-Type": content_type}
+    )
+    assert status == 415 and "application/json" in body["error"]
+    assert response.getheader("Accept") == "application/json"
+    assert value(ledger_path, "SELECT count(*) FROM tool_calls") == 0
+    assert client.call("GET", "/v1/health")[0] == 200  # the connection is still usable
+
+
+def test_json_with_a_charset_is_json(client: Client):
+    status, answer, _ = client.call(
+        "POST", HOOK_ROUTE, pre("rm x"), headers={"Content-Type": "application/json; charset=utf-8"}
+    )
+    assert status == 200 and blocks(answer)
+
+
 @pytest.mark.parametrize(
     ("event", "matchers", "blocked"),
     [
@@ -307,7 +466,7 @@ def test_other_events_that_cannot_be_decided_follow_their_on_failure(
         c.close()
     assert (answer.get("decision") == "block") is blocked, answer
     if not blocked:
-        assert "continuing (on_failure: continue)" in answer["systemMessage"]
+        assert "continuing (fails open)" in answer["systemMessage"]
 
 
 def test_an_event_hookrails_does_not_handle_is_told_not_blocked(client: Client):
@@ -432,8 +591,10 @@ def test_an_unauthenticated_hook_call_reaches_no_hook(locked: HookServer, ledger
     ("host", "token", "warned"),
     [("0.0.0.0", None, True), ("0.0.0.0", TOKEN, False), ("127.0.0.1", None, False)],
 )
-def test_a_non_loopback_bind_without_a_token_warns(host: str, token: str | None, warned: bool):
-    srv = make_server(Guard(definition(), ledger=False), host, 0, token)
+def test_an_insecure_non_loopback_bind_without_a_token_warns(
+    host: str, token: str | None, warned: bool
+):
+    srv = make_server(Guard(definition(), ledger=False), host, 0, token, insecure=True)
     try:
         warning = exposure_warning(srv)
     finally:
@@ -441,6 +602,45 @@ def test_a_non_loopback_bind_without_a_token_warns(host: str, token: str | None,
     assert (warning is not None) is warned
     if warning:
         assert "without a token" in warning and "HOOKRAILS_TOKEN" in warning
+
+
+@pytest.mark.parametrize(
+    ("host", "token", "message"),
+    [
+        ("0.0.0.0", None, "refusing to listen on 0.0.0.0 without a token"),
+        ("127.0.0.1", "", "the token is empty"),
+    ],
+)
+def test_an_exposed_bind_without_a_token_or_an_empty_token_is_refused(
+    host: str, token: str | None, message: str
+):
+    with pytest.raises(ServeError, match=message):
+        make_server(Guard(definition(), ledger=False), host, 0, token)
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["--host", "0.0.0.0"], {}, "refusing to listen on 0.0.0.0 without a token"),
+        ([], {"HOOKRAILS_TOKEN": ""}, "$HOOKRAILS_TOKEN is set but empty"),
+        (["--token", ""], {}, "the token is empty"),
+    ],
+    ids=["exposed", "empty variable", "empty flag"],
+)
+def test_the_cli_refuses_to_serve_unprotected_in_one_line_and_opens_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], env: dict[str, str],
+    message: str,
+):  # fmt: skip
+    config = tmp_path / "agent.yaml"
+    config.write_text(YAML, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("HOOKRAILS_TOKEN", raising=False)
+    monkeypatch.delenv("HOOKRAILS_LEDGER", raising=False)
+    result = CliRunner().invoke(cli, ["serve", "--config", str(config), "--port", "0", *args],
+                                env=env)  # fmt: skip
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error: {message}") and result.stderr.count("\n") == 1
+    assert not (tmp_path / ".hookrails").exists()  # no ledger was opened
 
 
 # --- side routes ----------------------------------------------------------------------------
@@ -640,7 +840,8 @@ def test_the_cli_serves_until_a_signal_and_reminds_how_to_pass_the_token(tmp_pat
         assert match, head
         conn = http.client.HTTPConnection("127.0.0.1", int(match.group(1)), timeout=10)
         conn.request("POST", HOOK_ROUTE, json.dumps(pre("rm -rf /")),
-                     {"Authorization": f"Bearer {TOKEN}"})  # fmt: skip
+                     {"Authorization": f"Bearer {TOKEN}",
+                      "Content-Type": "application/json"})  # fmt: skip
         answer = json.loads(conn.getresponse().read())
         conn.close()
         assert answer["hookSpecificOutput"]["permissionDecisionReason"] == "no rm"
@@ -668,7 +869,7 @@ def test_the_cli_reports_a_port_in_use_in_one_line(tmp_path: Path):
         result = CliRunner().invoke(
             cli,
             ["serve", "--config", str(config), "--port", str(port)],
-            env={"HOOKRAILS_TOKEN": ""},
+            env={"HOOKRAILS_TOKEN": None},  # unset: an empty one is refused
         )
     assert result.exit_code == 1
     assert result.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}")

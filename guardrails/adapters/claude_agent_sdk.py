@@ -18,8 +18,9 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, cast
 
+from .. import _policy
 from .._hooks import claude_hook
-from ..definition import DEFAULT_ON_FAILURE, AgentDefinition, HookMatcher
+from ..definition import AgentDefinition, HookMatcher
 from ..errors import DefinitionError, EventError
 from ..events import TOOL_EVENTS, Event, canonical_event_name, event_class
 from ..guard import Guard
@@ -78,8 +79,6 @@ CLAUDE_TOOL_ALIASES: Final[Mapping[str, str]] = {
 }
 #: Claude's exact-name form; anything else is an unanchored JavaScript regex
 _EXACT: Final = re.compile(r"[A-Za-z0-9_\-, |]*")
-#: seconds the CLI waits on a dispatcher beyond the Guard's own event budget
-_TIMEOUT_SLACK: Final = 10.0
 
 SdkCallback = Callable[[Any, "str | None", Any], Awaitable[Any]]
 
@@ -100,28 +99,37 @@ def to_sdk_hooks(
     and stop. ``SessionStart`` and ``SessionEnd`` are never registered: the CLI
     does not send them to SDK callbacks (bind them through a settings.json
     command hook, ``hookrails hook``), so a long-lived Guard keeps each
-    session's state until it is dropped. PreToolUse and UserPromptSubmit fail
-    closed (``on_failure="block"``): a dispatcher that breaks answers an
-    explicit deny or block, never an allow, and one that times out blocks too.
+    session's state until it is dropped.
+
+    Failures follow the policy every Claude host shares (``_policy``): PreToolUse
+    fails closed, and so does any event one of whose matchers says
+    ``on_failure: block`` (UserPromptSubmit by default). There a dispatcher that
+    breaks, or whose answer is not strict JSON (a NaN rewrite), answers an
+    explicit deny or block, never an allow, and is registered with
+    ``on_failure="block"`` so a timeout blocks too (the CLI ignores that on Stop and
+    SubagentStop, so the explicit block is what holds there). Elsewhere it answers
+    a ``systemMessage`` and the action goes ahead. With a ledger, the failure is
+    recorded as that answer. The CLI's ``timeout`` is ``_policy.settings_timeout``
+    (plus the approval timeout with an approver).
     """
     if not isinstance(guard, Guard):
         guard = Guard(guard)
     bound = {_wire_name(e) for e in guard.definition.hooks if e not in NOT_DELIVERED}
     wanted = set(SDK_EVENTS) if guard.ledger is not None else bound | {"UserPromptSubmit"}
-    timeout = guard.definition.event_budget + _TIMEOUT_SLACK
+    timeout: float = _policy.settings_timeout(guard.definition)
     if guard.approver is not None:
         timeout += guard.approval_timeout
     hooks: dict[str, list[claude_agent_sdk.HookMatcher]] = {}
     for wire in SDK_EVENTS:
         if wire not in wanted:
             continue
-        fail_closed = DEFAULT_ON_FAILURE.get(canonical_event_name(wire)) == "block"
+        closed = _policy.fails_closed(guard.definition, wire)
         hooks[wire] = [
             claude_agent_sdk.HookMatcher(
                 matcher=None,
-                hooks=[_dispatcher(guard, wire)],
+                hooks=[_dispatcher(guard, wire, closed)],
                 timeout=timeout,
-                on_failure="block" if fail_closed else None,
+                on_failure="block" if closed else None,
             )
         ]
     return cast("dict[HookEvent, list[claude_agent_sdk.HookMatcher]]", hooks)
@@ -131,20 +139,50 @@ def _wire_name(event: str) -> str:
     return event_class(event).wire_name
 
 
-def _dispatcher(guard: Guard, wire: str) -> SdkCallback:
+def _dispatcher(guard: Guard, wire: str, closed: bool) -> SdkCallback:
+    """The callback for ``wire``; ``closed``: how it fails (``_policy.fails_closed``)."""
+
     async def dispatch(input_data: Any, tool_use_id: str | None, context: Any) -> Any:
+        event: Event | None = None
         try:
             event = Event.from_claude(input_data)
             if tool_use_id and hasattr(event, "tool_use_id") and not event.tool_use_id:
                 event.tool_use_id = tool_use_id
             decision = await guard.emit(event)
-            return sdk_output(decision)
-        except Exception as exc:  # never let a failure read as "no opinion" where it matters
+            out = sdk_output(decision)
+            # the SDK writes NaN as bare `NaN`, which the CLI cannot parse: check it here,
+            # so an answer that is not strict JSON fails by the policy, not the whole run
+            _policy.encode(out)
+            return out
+        except (Exception, SystemExit) as exc:  # never "no opinion" where it matters
             _log.exception("hookrails: the %s dispatcher failed", wire)
-            return _failure_output(wire, exc)
+            reason = f"hookrails could not check this {wire} event ({type(exc).__name__}: {exc})"
+            reason = f"{reason}; {_policy.verdict(wire, closed)}"
+            if guard.ledger is not None:
+                await _record_failure(guard, input_data, event, wire, reason, closed)
+            return _policy.undecided_output(wire, reason, closed)
 
     dispatch.__name__ = dispatch.__qualname__ = f"hookrails_{wire}"
     return dispatch
+
+
+async def _record_failure(
+    guard: Guard, input_data: Any, event: Event | None, wire: str, reason: str, closed: bool
+) -> None:
+    """Best effort: the ledger keeps the refusal the CLI was given (an input that did not
+    parse is salvaged from its well-typed fields), off the event loop."""
+    import asyncio
+
+    if event is None and isinstance(input_data, dict):
+        event = _policy.salvage_event(input_data, wire)
+    if event is None or guard.ledger is None:
+        return
+    try:
+        await asyncio.to_thread(
+            _policy.record_undecided, guard.ledger, guard, event, reason, closed
+        )
+    except Exception:  # the answer matters more than its record
+        _log.exception("hookrails: could not record the failed %s event", wire)
 
 
 def sdk_output(decision: Decision) -> dict[str, Any]:
@@ -153,21 +191,6 @@ def sdk_output(decision: Decision) -> dict[str, Any]:
     if "continue" in out:
         out["continue_"] = out.pop("continue")
     return out
-
-
-def _failure_output(wire: str, exc: BaseException) -> dict[str, Any]:
-    why = f"hookrails could not check this {wire} event ({type(exc).__name__}: {exc})"
-    if wire == "PreToolUse":
-        return {
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": "deny",
-                "permissionDecisionReason": f"{why}; denied because PreToolUse fails closed",
-            }
-        }
-    if DEFAULT_ON_FAILURE.get(canonical_event_name(wire)) == "block":
-        return {"decision": "block", "reason": f"{why}; blocked because {wire} fails closed"}
-    return {}
 
 
 # --- from the SDK ------------------------------------------------------------------------
