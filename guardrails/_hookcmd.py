@@ -50,10 +50,6 @@ __all__ = ["USAGE", "HookOptions", "main", "parse_args", "run"]
 USAGE = (
     "usage: hookrails hook --config FILE [--event NAME] [--ledger FILE | --no-ledger] < event.json"
 )
-#: events that fail closed when their matchers cannot be read (``DEFAULT_ON_FAILURE``)
-_FAIL_CLOSED = frozenset({"PreToolUse", "UserPromptSubmit"})
-#: seconds the watchdog waits beyond the definition's ``event_budget``
-_WATCHDOG_GRACE = 1.0
 
 
 class HookOptions:
@@ -217,6 +213,10 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
     try:
         event = Event.from_claude(payload)
     except EventError as exc:
+        from ._policy import salvage_event
+
+        assert state.event is not None
+        state.payload = salvage_event(payload, state.event)  # so the failure is recorded
         raise _Undecided(f"invalid {payload['hook_event_name']} hook input: {exc}") from None
     state.payload = event
     assert options.config is not None
@@ -227,14 +227,20 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
     except DefinitionError as exc:
         raise _Undecided(f"cannot load the definition: {exc}") from None
     state.definition = definition
-    watchdog = _watchdog(state, definition.event_budget)
+    from ._policy import deadline, encode
+
+    assert state.event is not None
+    watchdog = _watchdog(state, deadline(definition, state.event))
     ledger = _ledger(options, definition)
     from .guard import Guard
 
     guard = Guard(definition, ledger=ledger if ledger is not None else False)
     decision = guard.emit_sync(event)  # recorded in the ledger too
     watchdog.release()  # cancels it
-    out = json.dumps(decision.to_claude(), default=str)
+    try:
+        out = encode(decision.to_claude())  # strict: Claude would drop NaN or a repr
+    except ValueError as exc:
+        raise _Undecided(f"the hooks' answer is not valid JSON: {exc}") from None
     fallback = ""  # when stdout cannot take the answer, a refusal still refuses
     if decision.denied or decision.blocked or decision.halted:
         fallback = decision.reason or "blocked by hookrails"
@@ -304,56 +310,43 @@ def _ledger(options: HookOptions, definition: AgentDefinition) -> Ledger | None:
 
 def _failure(state: _State, message: str, *, unknown_event: bool = False) -> tuple[int, str, str]:
     """The answer for an undecidable event: exit 2 (closed) or 1 (open), one stderr line."""
-    event = state.event
+    from ._policy import verdict
+
     closed = not unknown_event and _fails_closed(state)
-    if closed:
-        if event == "PreToolUse":
-            verdict = "the tool call is denied"
-        elif event is None:
-            verdict = "blocked (the event is unknown, so it fails closed)"
-        else:
-            wire = "Stop" if event == "AgentStop" else event
-            verdict = f"the {wire} event is blocked (on_failure: block)"
-    else:
-        verdict = "continuing (fails open)"
-    line = _one_line(f"hookrails: {message}; {verdict}")
+    line = _one_line(f"hookrails: {message}; {verdict(state.event, closed)}")
     if not unknown_event:
         _record_failure(state, line, closed)
     return (2 if closed else 1), "", line
 
 
 def _fails_closed(state: _State) -> bool:
-    """PreToolUse and an unknown event: always. Others: their matchers' ``on_failure``."""
+    """The shared policy (``_policy``), from the loaded definition, else from the file read
+    as plain data (it may be invalid); an event not known at all fails closed."""
+    from ._policy import fails_closed, fails_closed_with
+
     event = state.event
-    if event is None or event == "PreToolUse":
-        return True
+    if event is None or event == "PreToolUse" or state.definition is not None:
+        return fails_closed(state.definition, event, unknown=True)
     try:
-        policies = _policies(state, event)
-    except Exception:  # the policy of last resort
-        policies = []
-    if not policies:
-        return event in _FAIL_CLOSED
-    return "block" in policies
+        values = _declared_on_failures(state.options.config, event)
+    except Exception:  # the policy of last resort: the event's default
+        values = []
+    return fails_closed_with(event, values)
 
 
-def _policies(state: _State, event: str) -> list[str]:
-    """Each matcher's effective ``on_failure`` for ``event``: from the loaded definition,
-    else from the file read as plain data (it may be invalid), else none."""
-    default = "block" if event in _FAIL_CLOSED else "continue"
-    if state.definition is not None:
-        found = state.definition.hooks.get(event) or []
-        return [m.on_failure or default for m in found]
-    data = _plain_data(state.options.config)
+def _declared_on_failures(config: str | None, event: str) -> list[str | None]:
+    """Each matcher's declared ``on_failure`` for ``event`` in the file read as plain data."""
+    data = _plain_data(config)
     hooks = data.get("hooks") if isinstance(data, dict) else None
     if not isinstance(hooks, dict):
         return []
     names = ("AgentStop", "Stop") if event == "AgentStop" else (event,)
-    out: list[str] = []
+    out: list[str | None] = []
     for name in names:
         matchers = hooks.get(name)
         for m in matchers if isinstance(matchers, list) else []:
             value = m.get("on_failure") if isinstance(m, dict) else None
-            out.append(value if value in ("block", "continue") else default)
+            out.append(value if value in ("block", "continue") else None)
     return out
 
 
@@ -383,23 +376,14 @@ def _record_failure(state: _State, line: str, closed: bool) -> None:
     if event is None or options.no_ledger:
         return
     try:
+        from ._policy import record_undecided
         from .definition import AgentDefinition
         from .guard import Guard
         from .ledger import Ledger
-        from .results import Decision, HookRun
 
         definition = state.definition or AgentDefinition(name="hookrails")
         with Ledger(_failure_ledger(state), definition=state.definition) as ledger:
-            guard = Guard(definition, ledger=False)
-            session = guard.session(event.session_id or None, cwd=event.cwd or None)
-            decision = Decision(event, explicit=closed, reason=line)
-            if closed and event.event_name == "PreToolUse":
-                decision.decision = "deny"
-            elif closed:
-                decision.blocked = True
-            outcome = "deny" if decision.denied else "block" if closed else "error"
-            decision._raw.append(HookRun("hookrails", "*", 0, outcome, 0.0, line))
-            ledger.record(decision, session, guard.clock())
+            record_undecided(ledger, Guard(definition, ledger=False), event, line, closed)
     except BaseException:  # the answer matters more than its record
         pass
 
@@ -420,9 +404,9 @@ def _failure_ledger(state: _State) -> str | None:
     return os.path.join(os.path.dirname(os.path.abspath(options.config)), ledger)
 
 
-def _watchdog(state: _State, budget: float) -> Any:
-    """Answer for a hook that never returns: at ``event_budget`` (+ grace), fail by the
-    policy and exit, before Claude's own timeout could let the action through. Returns
+def _watchdog(state: _State, limit: float) -> Any:
+    """Answer for a hook that never returns: at the event's deadline (``_policy.deadline``),
+    fail by the policy and exit, before Claude's own timeout could let the action through. Returns
     a held lock: releasing it cancels the watchdog. A bare ``_thread`` thread (daemonic,
     as ``threading.Timer`` was made): ``threading`` costs a hook process 0.7 ms."""
     import _thread
@@ -431,9 +415,9 @@ def _watchdog(state: _State, budget: float) -> Any:
     cancelled.acquire()
 
     def watch() -> None:
-        if cancelled.acquire(timeout=budget + _WATCHDOG_GRACE):
+        if cancelled.acquire(timeout=limit):
             return  # the decision came first
-        code, _, line = _failure(state, f"no decision within {budget:g}s (the event budget)")
+        code, _, line = _failure(state, f"no decision within {limit:g}s (the event's deadline)")
         try:
             os.write(2, (line + "\n").encode("utf-8", "replace"))
         finally:

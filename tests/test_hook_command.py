@@ -480,14 +480,16 @@ def test_a_config_that_vanishes_after_caching_fails_closed(
 def test_a_hook_that_never_returns_is_answered_by_the_watchdog(
     runner: str, env: dict[str, str], tmp_path: Path
 ) -> None:
-    agent = "event_budget: 1\n" + PRE_ONLY.format(pre_hooks="slow_hooks:check", stop_policy="block")
+    """At the event's deadline: its budget (1 s) + the hook's timeout (1 s) + 1 s of grace."""
+    hook_ref = "{use: slow_hooks:check, timeout: 1}"
+    agent = "event_budget: 1\n" + PRE_ONLY.format(pre_hooks=hook_ref, stop_policy="block")
     config = _project(
         tmp_path, agent, slow_hooks="import time\ndef check(e, c):\n    time.sleep(60)\n"
     )
     stdin = payload("PreToolUse", tmp_path, tool_input={"command": "ls"})
     run = hook(runner, "--config", str(config), "--no-ledger", stdin=stdin, cwd=tmp_path, env=env)
     assert run.code == 2 and run.seconds < 30
-    assert "no decision within 1s" in one_line(run.err)
+    assert "no decision within 3s (the event's deadline)" in one_line(run.err)
 
 
 #: a ledger that cannot be written: (name, prepare the path)
@@ -536,9 +538,40 @@ def test_a_failure_is_recorded_in_the_ledger(env: dict[str, str], tmp_path: Path
     assert "hooks module is broken" in call["reason"]
 
 
-def test_the_last_resort_policy_is_the_design_default() -> None:
-    closed = {e for e, p in DEFAULT_ON_FAILURE.items() if p == "block"}
-    assert closed == _hookcmd._FAIL_CLOSED
+@pytest.mark.parametrize(
+    "bad", ['float("nan")', 'float("inf")', "object()"], ids=["nan", "inf", "object"]
+)
+def test_an_answer_json_cannot_hold_is_undecided_never_the_original_input(
+    bad: str, env: dict[str, str], tmp_path: Path
+) -> None:
+    """Claude drops output it cannot parse and runs the original input: refuse instead."""
+    rewrite = (
+        "from guardrails import HookResult\n"
+        "def check(e, c):\n"
+        f"    return HookResult.modify(input={{'command': 'ls', 'timeout': {bad}}})\n"
+    )
+    config = _project(
+        tmp_path,
+        PRE_ONLY.format(pre_hooks="rewrite_hooks:check", stop_policy="continue"),
+        rewrite_hooks=rewrite,
+    )
+    ledger = tmp_path / "ledger.db"
+    stdin = payload("PreToolUse", tmp_path, tool_input={"command": "rm -rf build"})
+    run = hook("module", "--config", str(config), "--ledger", str(ledger), stdin=stdin,
+               cwd=tmp_path, env=env)  # fmt: skip
+    assert (run.code, run.out) == (2, "")
+    assert "not valid JSON" in one_line(run.err)
+    [call] = rows(ledger, "select status from tool_calls")
+    assert call["status"] == "denied"
+
+
+@pytest.mark.parametrize("event", ["PreToolUse", "UserPromptSubmit", "AgentStop", "SessionStart"])
+def test_the_last_resort_policy_is_the_design_default(event: str, tmp_path: Path) -> None:
+    """A definition that cannot be read at all: each event fails by the DESIGN default."""
+    state = _hookcmd._State(_hookcmd.parse_args(["--config", str(tmp_path / "missing.yaml")]))
+    state.event = event
+    expected = event == "PreToolUse" or DEFAULT_ON_FAILURE.get(event) == "block"
+    assert _hookcmd._fails_closed(state) is expected
 
 
 #: (command line, (config, event, ledger, no_ledger) or the error)
