@@ -525,11 +525,11 @@ class ServeApp:
 
         redact = DEFAULT_REDACTOR.redact_text
         d = self.definition
-        index = self.guard._index
+        bound = self.guard.bindings
         events: dict[str, Any] = {}
         total = 0
         for name, matchers in d.hooks.items():
-            order = index.bindings.get(name, [])
+            order = bound.get(name, [])
             total += len(order)
             events[name] = {
                 "wire_name": event_class(name).wire_name,
@@ -1063,7 +1063,7 @@ def startup_lines(server: HookServer) -> list[str]:
     lines = [
         f"hookrails serve: agent {d.name!r}"
         + (f" from {d.source}" if d.source else "")
-        + f", {sum(len(b) for b in app.guard._index.bindings.values())} hook bindings, "
+        + f", {sum(len(b) for b in app.guard.bindings.values())} hook bindings, "
         + (f"ledger {ledger.path}" if ledger is not None else "no ledger"),
         f"listening on {server.url}",
         f"  Claude Code http hooks: POST {hook_url}",

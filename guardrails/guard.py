@@ -582,6 +582,11 @@ class Guard:
     def __repr__(self) -> str:
         return f"Guard({self.definition.name!r})"
 
+    @property
+    def bindings(self) -> dict[str, list[Binding]]:
+        """Event name -> its hook bindings in the order they run (compiled at load)."""
+        return self._index.bindings
+
     # --- sessions ---------------------------------------------------------------
 
     def session(
