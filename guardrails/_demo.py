@@ -281,29 +281,30 @@ def _run(ledger: Ledger, workdir: str, progress: Callable[[DemoStep], None] | No
     report.stops = ledger.reader.query(_STOPS_SQL, params)
     report.hooks = ledger.reader.query(_HOOKS_SQL, params)
     path = shlex.quote(str(ledger.path))
-    exe = _hookrails()
+    exe = _command("hookrails")
     report.explore = [
         f"{exe} ledger query --ledger {path} -p session {session.session_id} "
         '"select tool_name, status, count(*) from tool_calls where session_id = :session '
         'group by 1, 2"',
         f"{exe} ledger query --ledger {path} --saved session_timeline "
         f"-p session {session.session_id}",
-        f"sqlite-utils tables {path} --counts",
+        f"{_command('sqlite-utils')} tables {path} --counts",
         f"datasette {path}    # pip install datasette",
     ]
     return report
 
 
-def _hookrails() -> str:
-    """How to run hookrails from a shell: ``hookrails`` if on PATH, else this venv's script."""
-    found = shutil.which("hookrails")
-    script = os.path.join(os.path.dirname(sys.executable), "hookrails")
+def _command(name: str) -> str:
+    """How to run ``name`` from a shell: bare if PATH finds this environment's, else the
+    script's path (a new user has not activated ``.venv`` yet)."""
+    found = shutil.which(name)
+    script = os.path.join(os.path.dirname(sys.executable), name)
     if found and os.path.realpath(found) == os.path.realpath(script):
-        return "hookrails"
+        return name
     if os.path.isfile(script):
         rel = os.path.relpath(script)
         return shlex.quote(script if rel.startswith("..") else rel)
-    return "hookrails"
+    return name
 
 
 def _text(value: Any) -> str:
