@@ -140,6 +140,22 @@ def test_every_violation_is_listed() -> None:
     )
 
 
+def test_a_value_outside_an_enum_is_one_problem_even_of_the_wrong_type() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"priority": {"type": "string", "enum": ["low", "high"]}},
+    }
+    agent = AgentDefinition(
+        tools={"t": {"schema": schema}},
+        hooks={"PreToolUse": [HookMatcher(hooks=[schema_guardrail])]},
+    )
+    d = Guard(agent).sync.pre_tool_use("t", {"priority": 3})
+    listed = [line for line in (d.reason or "").splitlines() if line.startswith("- ")]
+    assert listed == [
+        '- $.priority: expected one of "low", "high", got a number that is not one of them'
+    ]
+
+
 def test_denial_is_an_instruction_ending_with_a_valid_example() -> None:
     d = guard().sync.pre_tool_use("Write", {"file_path": "/a", "text": "hi"})
     assert d.reason is not None

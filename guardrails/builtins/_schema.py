@@ -308,7 +308,11 @@ class ToolSchema:
         return self._example_text  # type: ignore[no-any-return]
 
     def violations(self, instance: Any) -> list[Violation]:
-        """Every violation, deduplicated, in the validator's order."""
+        """Every violation, deduplicated, in the validator's order.
+
+        A value that is both of the wrong type and not among an ``enum``/``const``
+        is reported once, by the enum: "one of ..." says the type too.
+        """
         out: list[Violation] = []
         seen: set[tuple[str, str, str]] = set()
         for err in self.validator.iter_errors(instance):
@@ -317,6 +321,9 @@ class ToolSchema:
                 if key not in seen:
                     seen.add(key)
                     out.append(v)
+        listed = {v.path for v in out if v.keyword in ("enum", "const")}
+        if listed:
+            out = [v for v in out if not (v.keyword == "type" and v.path in listed)]
         return out
 
     def expected(self, node: Any) -> str:
