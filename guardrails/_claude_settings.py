@@ -135,12 +135,20 @@ def is_ours(handler: Any) -> bool:
     return words[1:4] == ["-m", "guardrails", "hook"]
 
 
-def _wire_events(config: str) -> tuple[list[str], set[str], int]:
-    """The Claude event names the definition binds, those that fail closed (``_policy``),
-    and the handlers' ``timeout`` (``_policy.settings_timeout``).
+#: events a warm ``hookrails serve`` needs even when nothing binds them: a prompt starts a
+#: turn (a halt ends, the injection budget renews), a session's end lets it be forgotten
+_SERVE_BOOKKEEPING = frozenset({"UserPromptSubmit", "SessionEnd"})
 
-    Loading validates the whole file (every hook is imported) and fills the
-    compiled-definition cache, so the first hook process is fast too.
+
+def _wire_events(config: str, http: bool = False) -> tuple[list[str], set[str], int]:
+    """The Claude event names to install, those that fail closed (``_policy``), and the
+    handlers' ``timeout`` (``_policy.settings_timeout``).
+
+    The events are those the definition binds, plus, for http hooks, the ones a
+    long-lived server needs to keep its sessions right (they fail open when
+    unbound: nothing there guards anything). Loading validates the whole file
+    (every hook is imported) and fills the compiled-definition cache, so the
+    first hook process is fast too.
     """
     from ._defcache import load_definition
     from ._policy import fails_closed, settings_timeout
@@ -148,12 +156,13 @@ def _wire_events(config: str) -> tuple[list[str], set[str], int]:
 
     definition = load_definition(config)
     events, closed = [], set()
+    bound = [name for name in EVENT_NAMES if definition.hooks.get(name)]
     for name in EVENT_NAMES:
-        if not definition.hooks.get(name):
+        if name not in bound and not (http and bound and name in _SERVE_BOOKKEEPING):
             continue
         wire = event_class(name).wire_name
         events.append(wire)
-        if fails_closed(definition, name):
+        if name in bound and fails_closed(definition, name):
             closed.add(wire)
     return events, closed, settings_timeout(definition)
 
@@ -203,7 +212,7 @@ def install(
     """
     project = os.path.abspath(project_dir or os.getcwd())
     path = settings_path(scope, project)
-    events, closed, timeout = _wire_events(config)
+    events, closed, timeout = _wire_events(config, http is not None)
     wanted: dict[str, dict[str, Any]] = {}
     for event in events:
         if http is not None:

@@ -50,8 +50,9 @@ __all__ = ["Guard", "HookContext", "Session", "ToolRun"]
 _perf = time.perf_counter
 _NEW_TURN = frozenset({"UserPromptSubmit", "SessionStart"})
 _STOPS = frozenset({"AgentStop", "SubagentStop"})
-#: sessions whose async lock this task already holds (a hook emitting into its own session)
-_HELD: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
+#: the sessions (by object identity) whose turn this context holds: a hook emitting into
+#: its own session re-enters instead of waiting on itself (hook threads inherit it)
+_HELD: contextvars.ContextVar[frozenset[int]] = contextvars.ContextVar(
     "hookrails_held", default=frozenset()
 )
 
@@ -202,9 +203,9 @@ class Session:
         self.allow_always: set[tuple[str, tuple[str, ...]]] = set()
         self._ctx: list[HookContext | None] = [None] * len(guard._index.all)
         # Hosts deliver one session's events concurrently (parallel tool calls), and the
-        # state above is read-modify-write: one event of a session at a time, per path.
-        self._lock = _thread.RLock()
-        self._alock: tuple[Any, Any] | None = None  # (event loop, asyncio.Lock)
+        # state above is read-modify-write: one event of a session at a time, whichever
+        # path (sync or async, any thread or event loop) it comes by.
+        self._lock = _thread.allocate_lock()
         self.sync = _SyncFacade(self)
 
     @property
@@ -212,13 +213,9 @@ class Session:
         """The main agent's last stop was blocked (Claude's ``stop_hook_active``)."""
         return bool(self.stop_blocks.get(""))
 
-    def _async_lock(self) -> Any:
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        if self._alock is None or self._alock[0] is not loop:
-            self._alock = (loop, asyncio.Lock())
-        return self._alock[1]
+    def _enter(self) -> Any:
+        """Mark this context as holding the session's turn (the lock is already held)."""
+        return _HELD.set(_HELD.get() | {id(self)})
 
     def __repr__(self) -> str:
         return f"Session({self.session_id!r})"
@@ -742,10 +739,26 @@ class Guard:
         )
 
     def _emit_sync(self, event: Event, session: Session, owner: bool = False) -> Decision:
-        with session._lock:
-            return self._emit_sync_locked(event, session, owner)
+        if id(session) in _HELD.get():  # a hook of this session emitting into it
+            decision, pending = self._emit_sync_locked(event, session, owner)
+        else:
+            session._lock.acquire()
+            token = session._enter()
+            try:
+                decision, pending = self._emit_sync_locked(event, session, owner)
+            finally:
+                _HELD.reset(token)
+                session._lock.release()
+        if not pending:
+            return decision
+        # an ask waits for its human outside the session's turn: siblings go on meanwhile
+        self._approve_sync(decision, session)
+        return self._recorded(decision, session, owner)
 
-    def _emit_sync_locked(self, event: Event, session: Session, owner: bool) -> Decision:
+    def _emit_sync_locked(
+        self, event: Event, session: Session, owner: bool
+    ) -> tuple[Decision, bool]:
+        """The decision, recorded; or ``(ask, True)`` when an approver must settle it."""
         if self.ledger is not None:
             _ensure_tool_use_id(event)
             if event.event_name in _STOPS:
@@ -753,7 +766,7 @@ class Guard:
         if session.halted is not None:
             halted = self._halted(event, session)
             if halted is not None:
-                return self._recorded(halted, session, owner)
+                return self._recorded(halted, session, owner), False
         name = event.event_name
         field_ = event.subject_field
         agent = self.definition.name
@@ -763,9 +776,9 @@ class Guard:
         if hit is None:
             hit = self._index.lookup(*key)
         chain, needs_async = hit
-        if needs_async:
-            decision: Decision = _run_coroutine(self._emit(event, session, owner))
-            return decision
+        if needs_async:  # the turn is held; the coroutine's context (a copy of ours) knows it
+            found: tuple[Decision, bool] = _run_coroutine(self._emit_locked(event, session, owner))
+            return found
         if name in _NEW_TURN:
             session.new_turn()
         merge = Merge(event, session, self.definition.injection_budget)
@@ -810,21 +823,32 @@ class Guard:
                     break
         decision = merge.finish()
         if decision.decision == "ask" and self.approver is not None:
-            self._approve_sync(decision, session)
-        return self._recorded(decision, session, owner)
+            return decision, True
+        return self._recorded(decision, session, owner), False
 
     async def _emit(self, event: Event, session: Session, owner: bool = False) -> Decision:
-        held = _HELD.get()
-        if session.session_id in held:  # a hook of this very session emitting: no deadlock
-            return await self._emit_locked(event, session, owner)
-        async with session._async_lock():
-            token = _HELD.set(held | {session.session_id})
+        if id(session) in _HELD.get():  # a hook of this session emitting into it
+            decision, pending = await self._emit_locked(event, session, owner)
+        else:
+            await _acquire(session._lock)
+            token = session._enter()
             try:
-                return await self._emit_locked(event, session, owner)
+                decision, pending = await self._emit_locked(event, session, owner)
             finally:
                 _HELD.reset(token)
+                session._lock.release()
+        if not pending:
+            return decision
+        await self._approve(decision, session)  # outside the turn, as on the sync path
+        if self.ledger is None:
+            return self._recorded(decision, session, owner)
+        recorded: Decision = await _in_thread(self._recorded, decision, session, owner)
+        return recorded
 
-    async def _emit_locked(self, event: Event, session: Session, owner: bool) -> Decision:
+    async def _emit_locked(
+        self, event: Event, session: Session, owner: bool
+    ) -> tuple[Decision, bool]:
+        """The decision, recorded; or ``(ask, True)`` when an approver must settle it."""
         import asyncio
 
         if self.ledger is not None:
@@ -833,7 +857,7 @@ class Guard:
                 await _in_thread(self._seed_stop_blocks, event, session)
         halted = self._halted(event, session)
         if halted is not None:
-            return self._recorded(halted, session, owner)
+            return self._recorded(halted, session, owner), False
         chain, _ = self._chain(event, session)
         if event.event_name in _NEW_TURN:
             session.new_turn()
@@ -871,12 +895,12 @@ class Guard:
             merge.apply(b, r, _perf() - t0)
         decision = merge.finish()
         if decision.decision == "ask" and self.approver is not None:
-            await self._approve(decision, session)
+            return decision, True
         if self.ledger is None:
-            return self._recorded(decision, session, owner)
+            return self._recorded(decision, session, owner), False
         # a write can wait up to busy_timeout for another writer: not on the event loop
         recorded: Decision = await _in_thread(self._recorded, decision, session, owner)
-        return recorded
+        return recorded, False
 
     def _seed_stop_blocks(self, event: Event, session: Session) -> None:
         """A session new to this process (a command hook is one process per event) learns
@@ -1037,17 +1061,30 @@ def _in_thread(fn: Callable[..., Any], *args: Any) -> Awaitable[Any]:
     import threading
 
     future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    context = contextvars.copy_context()  # the hook knows which session turns it holds
 
     def run() -> None:
         if not future.set_running_or_notify_cancel():
             return
         try:
-            future.set_result(fn(*args))
+            future.set_result(context.run(fn, *args))
         except BaseException as exc:
             future.set_exception(exc)
 
     threading.Thread(target=run, daemon=True, name="hookrails-hook").start()
     return asyncio.wrap_future(future)
+
+
+async def _acquire(lock: Any) -> None:
+    """Take a session's turn from async code without blocking the event loop (a plain
+    lock, shared with the sync path; polling is cancellation-safe, a waiting thread is
+    not)."""
+    import asyncio
+
+    delay = 0.0002
+    while not lock.acquire(False):
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.005)
 
 
 def _call_approver(approver: Any, req: Any) -> Any:
@@ -1073,5 +1110,6 @@ def _run_coroutine(coro: Any) -> Any:
         return asyncio.run(coro)
     import concurrent.futures
 
+    context = contextvars.copy_context()
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+        return pool.submit(context.run, asyncio.run, coro).result()

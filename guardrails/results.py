@@ -40,6 +40,8 @@ def __getattr__(name: str) -> Any:
 
 
 class _Unset:
+    """A singleton: ``is UNSET`` must hold after copy and pickle too."""
+
     __slots__ = ()
 
     def __repr__(self) -> str:
@@ -47,6 +49,15 @@ class _Unset:
 
     def __bool__(self) -> bool:
         return False
+
+    def __reduce__(self) -> str:
+        return "UNSET"  # pickle finds the module's UNSET, not a new instance
+
+    def __copy__(self) -> _Unset:
+        return self
+
+    def __deepcopy__(self, memo: object) -> _Unset:
+        return self
 
 
 #: marks "no rewritten output", since ``None`` is a legitimate tool output

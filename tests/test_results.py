@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 from collections.abc import Callable
 from typing import Any
 
@@ -451,3 +453,13 @@ def test_hook_output_schema_rejects_malformed_output(output: dict[str, Any]) -> 
 def test_misshapen_claude_outputs_are_invalid_not_silently_no_opinion(output: dict) -> None:
     with pytest.raises(ValueError, match="unknown key"):
         HookResult.from_claude(output)
+
+
+@pytest.mark.parametrize(
+    "clone", [copy.copy, copy.deepcopy, lambda v: pickle.loads(pickle.dumps(v))]
+)
+def test_unset_stays_unset_through_copy_and_pickle(clone: Any) -> None:
+    """A copied decision must still say "no rewritten output", not rewrite it to a stranger."""
+    assert clone(UNSET) is UNSET
+    decision = clone(Decision(event=None))
+    assert decision.updated_output is UNSET

@@ -108,6 +108,115 @@ def test_a_hook_emitting_into_its_own_session_does_not_deadlock() -> None:
     assert decision.additional_context == "inner allowed: True"
 
 
+class _Overlap:
+    """A slow hook that notes when two events of its session run at the same time."""
+
+    def __init__(self) -> None:
+        self.active: list[str] = []
+        self.overlaps: list[tuple[str, ...]] = []
+
+    def enter(self, name: str) -> None:
+        self.active.append(name)
+        if len(self.active) > 1:
+            self.overlaps.append(tuple(self.active))
+
+    def sync_hook(self, event: Any, ctx: Any) -> None:
+        self.enter(event.tool_name)
+        time.sleep(0.2)
+        self.active.remove(event.tool_name)
+
+    async def async_hook(self, event: Any, ctx: Any) -> None:
+        self.enter(event.tool_name)
+        await asyncio.sleep(0.2)
+        self.active.remove(event.tool_name)
+
+
+def test_sync_and_async_events_of_one_session_take_turns() -> None:
+    probe = _Overlap()
+    session = _guard(probe.sync_hook).session("s1")
+    worker = threading.Thread(target=lambda: session.sync.pre_tool_use("SyncA", {}))
+    worker.start()
+    time.sleep(0.05)
+    asyncio.run(session.pre_tool_use("AsyncB", {}))
+    worker.join()
+    assert probe.overlaps == []
+
+
+def test_a_sync_call_with_an_async_hook_takes_its_turn_too() -> None:
+    """run_tool_sync runs an async chain on a loop of its own: same session, same turn."""
+    probe = _Overlap()
+    session = _guard(probe.async_hook).session("s1")
+
+    async def main() -> None:
+        first = asyncio.create_task(session.pre_tool_use("A", {}))
+        await asyncio.sleep(0.05)
+        worker = threading.Thread(target=lambda: session.run_tool_sync("B", {}, lambda: "x"))
+        worker.start()
+        await asyncio.sleep(0.05)
+        await asyncio.gather(first, session.pre_tool_use("C", {}))
+        worker.join()
+
+    asyncio.run(main())
+    assert probe.overlaps == []
+
+
+def test_two_guards_with_the_same_session_id_do_not_share_a_turn() -> None:
+    probe = _Overlap()
+    b = _guard(probe.async_hook)
+
+    async def from_a(event: Any, ctx: Any) -> None:
+        await b.session("s1").pre_tool_use("FromA", {})
+
+    a = _guard(from_a)
+
+    async def main() -> None:
+        direct = asyncio.create_task(b.session("s1").pre_tool_use("DirectB", {}))
+        await asyncio.sleep(0.05)
+        await a.session("s1").pre_tool_use("X", {})
+        await direct
+
+    asyncio.run(main())
+    assert probe.overlaps == []
+
+
+def test_a_sync_hook_in_an_async_chain_may_emit_into_its_own_session() -> None:
+    async def noop(event: Any, ctx: Any) -> None:
+        return None
+
+    def nested(event: Any, ctx: Any) -> HookResult | None:
+        if event.tool_name == "Outer":
+            inner = ctx.session.sync.pre_tool_use("Inner", {})
+            return HookResult.inject(f"inner: {inner.decision}")
+        return None
+
+    agent = AgentDefinition(hooks={"PreToolUse": [HookMatcher(hooks=[noop, nested], timeout=5)]})
+    decision = Guard(agent).session("s1").sync.pre_tool_use("Outer", {})
+    assert decision.additional_context == "inner: allow"  # not a timeout, not a deny
+
+
+def test_a_call_waiting_for_its_approver_does_not_hold_up_its_siblings() -> None:
+    async def approver(req: Any) -> str:
+        await asyncio.sleep(1.0)
+        return "allow"
+
+    def ask(event: Any, ctx: Any) -> HookResult | None:
+        return HookResult.ask("needs a human") if event.tool_name == "Slow" else None
+
+    session = _guard(ask, approver=approver, approval_timeout=5).session("s1")
+    done: dict[str, float] = {}
+
+    async def one(name: str, t0: float) -> None:
+        await session.pre_tool_use(name, {})
+        done[name] = time.perf_counter() - t0
+
+    async def main() -> None:
+        t0 = time.perf_counter()
+        await asyncio.gather(one("Slow", t0), one("Fast", t0))
+
+    asyncio.run(main())
+    assert list(sorted(done, key=done.__getitem__)) == ["Fast", "Slow"]
+
+
 def test_a_hook_calling_exit_is_a_failed_hook_not_the_end_of_the_host() -> None:
     ran: list[str] = []
 
