@@ -11,6 +11,7 @@ from __future__ import annotations
 import _thread
 import contextvars
 import os
+import sys
 import time
 
 from ._dispatch import STOP_BLOCK_CAP, ChainIndex, Merge
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
 __all__ = ["Guard", "HookContext", "Session", "ToolRun"]
 
 _perf = time.perf_counter
+_get_ident = _thread.get_ident
 _NEW_TURN = frozenset({"UserPromptSubmit", "SessionStart"})
 _STOPS = frozenset({"AgentStop", "SubagentStop"})
 #: the sessions (by object identity) whose turn this context holds: a hook emitting into
@@ -206,6 +208,8 @@ class Session:
         # state above is read-modify-write: one event of a session at a time, whichever
         # path (sync or async, any thread or event loop) it comes by.
         self._lock = _thread.allocate_lock()
+        #: the thread holding the turn on the sync path (a cheaper re-entry test than _HELD)
+        self._owner: int | None = None
         self.sync = _SyncFacade(self)
 
     @property
@@ -739,16 +743,20 @@ class Guard:
         )
 
     def _emit_sync(self, event: Event, session: Session, owner: bool = False) -> Decision:
-        if id(session) in _HELD.get():  # a hook of this session emitting into it
+        ident = _get_ident()
+        lock = session._lock
+        if session._owner == ident or id(session) in _HELD.get():  # its own hook emitting
             decision, pending = self._emit_sync_locked(event, session, owner)
-        else:
-            session._lock.acquire()
-            token = session._enter()
+        elif lock.acquire(False) or (not _loop_running() and lock.acquire()):
+            session._owner = ident
             try:
                 decision, pending = self._emit_sync_locked(event, session, owner)
             finally:
-                _HELD.reset(token)
-                session._lock.release()
+                session._owner = None
+                lock.release()
+        else:  # an async task on this very thread's loop holds the turn: waiting would
+            # stall the loop it needs to finish, so decide without the turn
+            decision, pending = self._emit_sync_locked(event, session, owner)
         if not pending:
             return decision
         # an ask waits for its human outside the session's turn: siblings go on meanwhile
@@ -776,8 +784,14 @@ class Guard:
         if hit is None:
             hit = self._index.lookup(*key)
         chain, needs_async = hit
-        if needs_async:  # the turn is held; the coroutine's context (a copy of ours) knows it
-            found: tuple[Decision, bool] = _run_coroutine(self._emit_locked(event, session, owner))
+        if needs_async:  # the turn is held: the coroutine's context (a copy of ours) says so
+            token = session._enter()
+            try:
+                found: tuple[Decision, bool] = _run_coroutine(
+                    self._emit_locked(event, session, owner)
+                )
+            finally:
+                _HELD.reset(token)
             return found
         if name in _NEW_TURN:
             session.new_turn()
@@ -1073,6 +1087,18 @@ def _in_thread(fn: Callable[..., Any], *args: Any) -> Awaitable[Any]:
 
     threading.Thread(target=run, daemon=True, name="hookrails-hook").start()
     return asyncio.wrap_future(future)
+
+
+def _loop_running() -> bool:
+    """An event loop runs on this thread (never, if asyncio was not even imported)."""
+    aio = sys.modules.get("asyncio")
+    if aio is None:
+        return False
+    try:
+        aio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 async def _acquire(lock: Any) -> None:

@@ -194,6 +194,26 @@ def test_a_sync_hook_in_an_async_chain_may_emit_into_its_own_session() -> None:
     assert decision.additional_context == "inner: allow"  # not a timeout, not a deny
 
 
+def test_a_sync_emit_on_the_loop_thread_does_not_deadlock_a_task_holding_the_turn() -> None:
+    """Adapters record cancellations with emit_sync from async code: it must not wait for a
+    task of its own loop (that task can only finish when the loop runs again)."""
+    probe = _Overlap()
+    session = _guard(probe.async_hook).session("s1")
+
+    async def main() -> bool:
+        holder = asyncio.create_task(session.pre_tool_use("Holder", {}))
+        await asyncio.sleep(0.05)  # the holder is inside its hook now
+        quick = session.emit_sync(PreToolUse(tool_name="Quick", tool_input={}))
+        await holder
+        return quick.allowed
+
+    result: list[bool] = []
+    worker = threading.Thread(target=lambda: result.append(asyncio.run(main())), daemon=True)
+    worker.start()
+    worker.join(10)
+    assert result == [True], "emit_sync on the loop thread deadlocked"
+
+
 def test_a_call_waiting_for_its_approver_does_not_hold_up_its_siblings() -> None:
     async def approver(req: Any) -> str:
         await asyncio.sleep(1.0)
