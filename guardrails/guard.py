@@ -52,9 +52,10 @@ _perf = time.perf_counter
 _get_ident = _thread.get_ident
 _NEW_TURN = frozenset({"UserPromptSubmit", "SessionStart"})
 _STOPS = frozenset({"AgentStop", "SubagentStop"})
-#: the sessions (by object identity) whose turn this context holds: a hook emitting into
-#: its own session re-enters instead of waiting on itself (hook threads inherit it)
-_HELD: contextvars.ContextVar[frozenset[int]] = contextvars.ContextVar(
+#: the turns (one fresh token per turn) this context holds: a hook emitting into its own
+#: session re-enters instead of waiting on itself (hook threads inherit it); a token
+#: outlives its turn harmlessly, since only the current turn's token re-enters
+_HELD: contextvars.ContextVar[frozenset[object]] = contextvars.ContextVar(
     "hookrails_held", default=frozenset()
 )
 
@@ -210,6 +211,9 @@ class Session:
         self._lock = _thread.allocate_lock()
         #: the thread holding the turn on the sync path (a cheaper re-entry test than _HELD)
         self._owner: int | None = None
+        #: the current turn's token (see _HELD), and the loop holding it on the async path
+        self._turn: object | None = None
+        self._loop: object | None = None
         self.sync = _SyncFacade(self)
 
     @property
@@ -219,7 +223,13 @@ class Session:
 
     def _enter(self) -> Any:
         """Mark this context as holding the session's turn (the lock is already held)."""
-        return _HELD.set(_HELD.get() | {id(self)})
+        if self._turn is None:
+            self._turn = object()
+        return _HELD.set(_HELD.get() | {self._turn})
+
+    def _reentry(self) -> bool:
+        """This thread or context already holds the session's turn (its own hook emitting)."""
+        return self._owner == _get_ident() or (self._turn is not None and self._turn in _HELD.get())
 
     def __repr__(self) -> str:
         return f"Session({self.session_id!r})"
@@ -600,10 +610,9 @@ class Guard:
         """The session with this id (created on first use); a new id if ``None``."""
         sid = session_id or _new_id()
         s = self._sessions.get(sid)
-        if s is None:
-            s = self._sessions[sid] = Session(
-                self, sid, cwd=cwd or self.cwd, tenant=tenant or self.tenant
-            )
+        if s is None:  # setdefault: two threads starting one session get the same one
+            new = Session(self, sid, cwd=cwd or self.cwd, tenant=tenant or self.tenant)
+            s = self._sessions.setdefault(sid, new)
         return s
 
     def _session_for(self, event: Event) -> Session:
@@ -743,25 +752,30 @@ class Guard:
         )
 
     def _emit_sync(self, event: Event, session: Session, owner: bool = False) -> Decision:
-        ident = _get_ident()
         lock = session._lock
-        if session._owner == ident or id(session) in _HELD.get():  # its own hook emitting
+        if session._reentry():  # its own hook emitting
             decision, pending = self._emit_sync_locked(event, session, owner)
-        elif lock.acquire(False) or (not _loop_running() and lock.acquire()):
-            session._owner = ident
+        elif lock.acquire(False) or (not _holder_loop_is_here(session) and lock.acquire()):
             try:
+                session._owner = _get_ident()
                 decision, pending = self._emit_sync_locked(event, session, owner)
             finally:
-                session._owner = None
+                session._owner = session._turn = None
                 lock.release()
-        else:  # an async task on this very thread's loop holds the turn: waiting would
-            # stall the loop it needs to finish, so decide without the turn
+        else:  # a task of this very thread's event loop holds the turn: waiting would stall
+            # the loop it needs to finish, so decide without the turn (a callback of that loop)
             decision, pending = self._emit_sync_locked(event, session, owner)
         if not pending:
             return decision
         # an ask waits for its human outside the session's turn: siblings go on meanwhile
         self._approve_sync(decision, session)
-        return self._recorded(decision, session, owner)
+        return self._recorded(self._unless_halted(decision, session), session, owner)
+
+    def _unless_halted(self, decision: Decision, session: Session) -> Decision:
+        """A call approved while a sibling halted the agent does not run after all."""
+        if session.halted is not None and not decision.denied:
+            return self._halted(decision.event, session) or decision
+        return decision
 
     def _emit_sync_locked(
         self, event: Event, session: Session, owner: bool
@@ -841,19 +855,24 @@ class Guard:
         return self._recorded(decision, session, owner), False
 
     async def _emit(self, event: Event, session: Session, owner: bool = False) -> Decision:
-        if id(session) in _HELD.get():  # a hook of this session emitting into it
+        if session._reentry():  # a hook of this session emitting into it
             decision, pending = await self._emit_locked(event, session, owner)
         else:
             await _acquire(session._lock)
-            token = session._enter()
             try:
-                decision, pending = await self._emit_locked(event, session, owner)
+                session._loop = _running_loop()
+                token = session._enter()
+                try:
+                    decision, pending = await self._emit_locked(event, session, owner)
+                finally:
+                    _HELD.reset(token)
             finally:
-                _HELD.reset(token)
+                session._turn = session._loop = None
                 session._lock.release()
         if not pending:
             return decision
         await self._approve(decision, session)  # outside the turn, as on the sync path
+        decision = self._unless_halted(decision, session)
         if self.ledger is None:
             return self._recorded(decision, session, owner)
         recorded: Decision = await _in_thread(self._recorded, decision, session, owner)
@@ -1089,16 +1108,22 @@ def _in_thread(fn: Callable[..., Any], *args: Any) -> Awaitable[Any]:
     return asyncio.wrap_future(future)
 
 
-def _loop_running() -> bool:
-    """An event loop runs on this thread (never, if asyncio was not even imported)."""
+def _running_loop() -> object | None:
+    """The event loop running on this thread (none, if asyncio was not even imported)."""
     aio = sys.modules.get("asyncio")
     if aio is None:
-        return False
+        return None
     try:
-        aio.get_running_loop()
+        loop: object = aio.get_running_loop()
     except RuntimeError:
-        return False
-    return True
+        return None
+    return loop
+
+
+def _holder_loop_is_here(session: Session) -> bool:
+    """The session's turn is held by a task of the event loop running on this thread."""
+    holder = session._loop
+    return holder is not None and holder is _running_loop()
 
 
 async def _acquire(lock: Any) -> None:

@@ -8,6 +8,7 @@ budgets), so the Guard serialises the events of one session.
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 import time
 from pathlib import Path
@@ -212,6 +213,121 @@ def test_a_sync_emit_on_the_loop_thread_does_not_deadlock_a_task_holding_the_tur
     worker.start()
     worker.join(10)
     assert result == [True], "emit_sync on the loop thread deadlocked"
+
+
+def test_a_timed_out_hooks_thread_waits_for_a_later_turn() -> None:
+    """Its copy of the context names an old turn: no way in past the current holder."""
+    probe = _Overlap()
+
+    def slowpoke(event: Any, ctx: Any) -> None:
+        if event.tool_name == "First":
+            time.sleep(0.3)  # times out at 0.1, then emits while "Holder" has the turn
+            ctx.session.sync.pre_tool_use("Late", {})
+
+    async def tracked(event: Any, ctx: Any) -> None:
+        if event.tool_name in ("Holder", "Late"):
+            await probe.async_hook(event, ctx)
+
+    agent = AgentDefinition(
+        hooks={
+            "PreToolUse": [
+                HookMatcher(hooks=[slowpoke], timeout=0.1),
+                HookMatcher(hooks=[tracked], timeout=3),
+            ]
+        }
+    )
+    session = Guard(agent).session("s1")
+
+    async def main() -> None:
+        await session.pre_tool_use("First", {})
+        await asyncio.sleep(0.05)
+        await session.pre_tool_use("Holder", {})
+        await asyncio.sleep(0.4)
+
+    asyncio.run(main())
+    assert probe.overlaps == []
+
+
+def test_a_sync_emit_on_a_loop_thread_waits_for_another_threads_turn() -> None:
+    probe = _Overlap()
+    session = _guard(probe.sync_hook).session("s1")
+    holder = threading.Thread(target=lambda: session.sync.pre_tool_use("Holder", {}))
+    holder.start()
+    time.sleep(0.05)
+
+    async def main() -> None:
+        session.emit_sync(PreToolUse(tool_name="FromLoop", tool_input={}))
+
+    asyncio.run(main())
+    holder.join()
+    assert probe.overlaps == []
+
+
+def test_a_sync_hook_may_use_the_async_api_on_its_own_session() -> None:
+    def hook(event: Any, ctx: Any) -> HookResult | None:
+        if event.tool_name == "Outer":
+            inner = asyncio.run(ctx.session.pre_tool_use("Inner", {}))
+            return HookResult.inject(f"inner: {inner.decision}")
+        return None
+
+    result: list[Any] = []
+    worker = threading.Thread(
+        target=lambda: result.append(_guard(hook).session("s1").sync.pre_tool_use("Outer", {})),
+        daemon=True,
+    )
+    worker.start()
+    worker.join(10)
+    assert result and result[0].additional_context == "inner: allow"
+
+
+def test_a_call_approved_after_a_sibling_halted_the_agent_never_runs() -> None:
+    def hook(event: Any, ctx: Any) -> HookResult | None:
+        if event.tool_name == "A":
+            return HookResult.ask("needs a human")
+        return HookResult.halt("stop everything")
+
+    async def approver(req: Any) -> str:
+        await asyncio.sleep(0.2)
+        return "allow"
+
+    session = _guard(hook, approver=approver).session("s1")
+    ran: list[str] = []
+
+    async def main() -> str:
+        a = asyncio.create_task(session.run_tool("A", {}, lambda: ran.append("A")))
+        await asyncio.sleep(0.05)
+        await session.run_tool("B", {}, lambda: ran.append("B"))
+        return (await a).status
+
+    assert asyncio.run(main()) == "denied"
+    assert ran == []
+
+
+def test_threads_starting_one_session_share_it() -> None:
+    guard = _guard(lambda e, c: None)
+    split: list[int] = []
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible: the race shows
+    try:
+        for trial in range(200):
+            found: list[Any] = []
+            barrier = threading.Barrier(4)
+
+            def start(sid: str, barrier: threading.Barrier, found: list[Any]) -> None:
+                barrier.wait()
+                found.append(guard.session(sid))
+
+            args = (f"new-{trial}", barrier, found)
+            threads = [threading.Thread(target=start, args=args) for _ in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            if len({id(s) for s in found}) > 1:
+                split.append(trial)
+    finally:
+        sys.setswitchinterval(interval)
+    assert split == []
 
 
 def test_a_call_waiting_for_its_approver_does_not_hold_up_its_siblings() -> None:
