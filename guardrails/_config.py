@@ -25,7 +25,7 @@ from pydantic import (
 )
 
 from .definition import AgentDefinition, HookMatcher, ToolSpec
-from .errors import DefinitionError
+from .errors import DefinitionError, one_line
 from .events import EVENT_NAMES, EventName
 
 __all__ = [
@@ -163,10 +163,6 @@ Lines = dict[tuple[str | int, ...], int]
 _EVENTS_EXPECTED = ", ".join(EVENT_NAMES) + " (Stop is an alias of AgentStop)"
 
 
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
-
-
 def _yaml_lines(root: Any, file: str) -> Lines:
     """Map each key/item path to its 1-based line, from the YAML node tree.
 
@@ -233,7 +229,7 @@ def _yaml_error(exc: Any, text: str, file: str) -> DefinitionError:
     elif isinstance(getattr(exc, "position", None), int):  # yaml.reader.ReaderError
         line = text.count("\n", 0, exc.position) + 1
         problem = f"unacceptable character #x{exc.character:04x}: {exc.reason}"
-    return DefinitionError(f"invalid YAML: {_one_line(problem or str(exc))}", file=file, line=line)
+    return DefinitionError(f"invalid YAML: {one_line(problem or str(exc))}", file=file, line=line)
 
 
 def json_lines(text: str, file: str) -> Lines:
@@ -321,7 +317,7 @@ def _parse(path: Path) -> tuple[Any, Lines]:
         try:
             return tomllib.loads(text), {}
         except tomllib.TOMLDecodeError as exc:
-            message = _one_line(str(exc))
+            message = one_line(str(exc))
             at = _TOML_AT.search(message)
             line = None
             if at:
@@ -444,7 +440,7 @@ def _translate(err: Any) -> tuple[list[str | int], str, str | None]:
     elif kind == "too_short":
         expected = f"at least {ctx.get('min_length')} item(s)"
     if expected is None:
-        return loc, f"{_one_line(err['msg'])}, got {_short(given)}", None
+        return loc, f"{one_line(err['msg'])}, got {_short(given)}", None
     return loc, f"got {_short(given)}", expected
 
 

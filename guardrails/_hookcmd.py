@@ -37,6 +37,8 @@ import json
 import os
 import sys
 
+from .errors import describe, one_line
+
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
     from typing import Any
@@ -153,7 +155,7 @@ def _run(options: HookOptions, stdin: bytes | None, problem: str | None) -> int:
     except _Undecided as exc:
         answer = _failure(state, str(exc), unknown_event=exc.unknown_event)
     except BaseException as exc:  # a crash, a hook's SystemExit, Ctrl-C: never an allow
-        answer = _failure(state, f"hookrails crashed: {_describe(exc)}")
+        answer = _failure(state, f"hookrails crashed: {describe(exc)}")
     _release_stdout(held)
     return _answer(*answer)
 
@@ -196,9 +198,11 @@ def _release_stdout(held: tuple[Any, int | None]) -> None:
 
 def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[int, str, str]:
     """The answer for a decided event; raises ``_Undecided`` (or anything, on a crash)."""
+    from .events import known_event_name
+
     options = state.options
     if options.event:
-        state.event = _canonical(options.event)
+        state.event = known_event_name(options.event)
     raw = sys.stdin.buffer.read() if stdin is None else stdin
     if problem is not None:  # a bad command line: the payload only tells which event failed
         import contextlib
@@ -249,22 +253,12 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
     return 0, out, fallback
 
 
-def _canonical(name: str) -> str | None:
-    from .errors import EventError
-    from .events import canonical_event_name
-
-    try:
-        return canonical_event_name(name)
-    except EventError:
-        return None
-
-
 def _payload(raw: bytes, state: _State) -> dict[str, Any]:
     """The stdin JSON object with a known ``hook_event_name`` (``state.event`` set)."""
     try:
         payload = json.loads(raw)
     except (ValueError, RecursionError) as exc:
-        raise _Undecided(f"stdin is not a JSON hook event ({_describe(exc)})") from None
+        raise _Undecided(f"stdin is not a JSON hook event ({describe(exc)})") from None
     if not isinstance(payload, dict):
         raise _Undecided(f"stdin is not a JSON object (got {type(payload).__name__})")
     name = payload.get("hook_event_name")
@@ -272,8 +266,10 @@ def _payload(raw: bytes, state: _State) -> dict[str, Any]:
         name = payload["hook_event_name"] = state.options.event
     if not isinstance(name, str):
         raise _Undecided("stdin has no hook_event_name")
-    event = _canonical(name)
-    expected = _canonical(state.options.event) if state.options.event else None
+    from .events import known_event_name
+
+    event = known_event_name(name)
+    expected = known_event_name(state.options.event) if state.options.event else None
     if expected is not None and event != expected:  # decided by --event's policy, not stdin's
         raise _Undecided(
             f"stdin's hook_event_name {name!r} does not match --event {state.options.event}"
@@ -301,7 +297,7 @@ def _ledger(options: HookOptions, definition: AgentDefinition) -> Ledger | None:
     try:
         return Ledger(options.ledger, definition=definition)
     except Exception as exc:
-        _stderr(f"hookrails: the ledger is not recording this event: {_describe(exc)}")
+        _stderr(f"hookrails: the ledger is not recording this event: {describe(exc)}")
         return None
 
 
@@ -313,7 +309,7 @@ def _failure(state: _State, message: str, *, unknown_event: bool = False) -> tup
     from ._policy import verdict
 
     closed = not unknown_event and _fails_closed(state)
-    line = _one_line(f"hookrails: {message}; {verdict(state.event, closed)}")
+    line = one_line(f"hookrails: {message}; {verdict(state.event, closed)}")
     if not unknown_event:
         _record_failure(state, line, closed)
     return (2 if closed else 1), "", line
@@ -441,7 +437,7 @@ def _answer(code: int, out: str, err: str) -> int:
         except (OSError, ValueError):
             if not err:
                 return 0
-            code, err = 2, _one_line(f"hookrails: {err}")
+            code, err = 2, one_line(f"hookrails: {err}")
     _stderr(err)
     return code
 
@@ -452,12 +448,3 @@ def _stderr(line: str) -> None:
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _describe(exc: BaseException) -> str:
-    text = _one_line(str(exc))
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

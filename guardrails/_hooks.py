@@ -12,7 +12,7 @@ import os
 import re
 import sys
 
-from .errors import DefinitionError, HookFailure
+from .errors import DefinitionError, HookFailure, describe, one_line
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
@@ -228,16 +228,11 @@ class HttpHook:
         return _claude_output(body, event, "http hook")
 
 
-def _one_line(text: str) -> str:
-    """Foreign exception text, folded onto one line for a one-line error message."""
-    return " ".join(text.split())
-
-
 def _describe(exc: BaseException) -> str:
-    text = _one_line(str(exc))
+    """An ImportError's message already says what is missing; others get their type."""
     if isinstance(exc, ImportError):
-        return text or type(exc).__name__
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+        return one_line(exc) or type(exc).__name__
+    return describe(exc)
 
 
 def _import_absolute(module_name: str) -> Any:
@@ -346,7 +341,7 @@ def _build(target: Any, params: dict[str, Any], ref: str) -> Hook:
         try:
             instance = target(**params)
         except Exception as exc:  # whatever the class objects to, it is a bad configuration
-            why = _one_line(str(exc)) if isinstance(exc, TypeError | ValueError) else _describe(exc)
+            why = one_line(exc) if isinstance(exc, TypeError | ValueError) else _describe(exc)
             raise DefinitionError(
                 f"cannot configure {ref!r}: {why}",
                 loc=("with",) if params else (),

@@ -45,6 +45,7 @@ __all__ = [
     "SETTINGS_GRACE",
     "deadline",
     "encode",
+    "encode_bytes",
     "fails_closed",
     "fails_closed_with",
     "failure_decision",
@@ -65,13 +66,9 @@ SETTINGS_GRACE = 5.0
 
 
 def _canonical(name: str | None) -> str | None:
-    """The canonical event name (``Stop`` is ``AgentStop``); ``None`` if hookrails has none."""
-    if name is None:
-        return None
-    from .events import EVENT_NAMES
+    from .events import known_event_name  # lazy: this module is imported before events is
 
-    name = "AgentStop" if name == "Stop" else name
-    return name if name in EVENT_NAMES else None
+    return known_event_name(name)
 
 
 def fails_closed(
@@ -187,6 +184,11 @@ def encode(output: Any) -> str:
         return json.dumps(output, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
     except (ValueError, TypeError, RecursionError) as exc:
         raise OutputError(f"the answer is not strict JSON ({type(exc).__name__}: {exc})") from None
+
+
+def encode_bytes(output: Any) -> bytes:
+    """:func:`encode` as bytes, for an HTTP body."""
+    return encode(output).encode("ascii")
 
 
 def failure_decision(event: Event, reason: str, closed: bool) -> Decision:

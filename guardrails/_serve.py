@@ -35,9 +35,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any, Final, cast
 from urllib.parse import parse_qs, urlsplit
 
-from . import _policy
+from ._policy import encode_bytes
 from ._serve_app import MAX_BODY, ServeApp
-from .errors import ServeError
+from .errors import ServeError, describe
+from .events import known_event_name
 
 if TYPE_CHECKING:
     from .guard import Guard
@@ -88,15 +89,6 @@ class _BodyError(Exception):
         self.close = close
 
 
-def _encode(value: Any) -> bytes:
-    """``_policy.encode`` as bytes: strict JSON, so what is sent always parses."""
-    return _policy.encode(value).encode("ascii")
-
-
-def _describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
-
-
 def is_loopback(host: str) -> bool:
     """Whether ``host`` only accepts connections from this machine."""
     if host.lower() == "localhost":
@@ -142,7 +134,7 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as exc:  # a bug on a side route: a JSON 500, not a dropped socket
             _log.exception("hookrails serve: %s %s failed", self.command, self.path)
             self.close_connection = True
-            self._send(500, {"error": f"internal error ({_describe(exc)})"})
+            self._send(500, {"error": f"internal error ({describe(exc)})"})
         finally:
             app.leave()
 
@@ -227,7 +219,7 @@ class _Handler(BaseHTTPRequestHandler):
         except _BodyError as exc:
             if exc.close:
                 self.close_connection = True
-            self._send(200, app.failure(app.hinted(hint), str(exc)))
+            self._send(200, app.failure(known_event_name(hint), str(exc)))
             return
         self._write(200, app.hook_answer(body, hint))
 
@@ -321,7 +313,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(
         self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None
     ) -> None:
-        self._write(status, _encode(body), headers)
+        self._write(status, encode_bytes(body), headers)
 
     def _write(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
         self.send_response(status)

@@ -42,9 +42,10 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Final
 
 from . import _policy
+from ._policy import encode_bytes
 from .definition import DEFAULT_ON_FAILURE
-from .errors import EventError, GuardrailsError, ServeError
-from .events import EVENT_NAMES, Event, canonical_event_name, event_class
+from .errors import EventError, GuardrailsError, ServeError, describe, one_line
+from .events import EVENT_NAMES, Event, event_class, known_event_name
 
 if TYPE_CHECKING:
     from .guard import Guard, Session
@@ -200,13 +201,9 @@ class _SessionLocks:
 
 
 def _one_line(text: str) -> str:
-    text = " ".join(text.split())
+    """A reason for Claude: one line, capped."""
+    text = one_line(text)
     return text if len(text) <= _REASON_CAP else text[: _REASON_CAP - 1] + "…"
-
-
-def _encode(value: Any) -> bytes:
-    """``_policy.encode`` as bytes: strict JSON, so what is sent always parses."""
-    return _policy.encode(value).encode("ascii")
 
 
 class ServeApp:
@@ -315,38 +312,30 @@ class ServeApp:
         try:
             payload = json.loads(body)
         except (ValueError, RecursionError) as exc:
-            reason = f"the hook input is not JSON ({_describe(exc)})"
-            return _encode(self.failure(self.hinted(hint), reason))
+            reason = f"the hook input is not JSON ({describe(exc)})"
+            return encode_bytes(self.failure(known_event_name(hint), reason))
         raw_name = payload.get("hook_event_name") if isinstance(payload, dict) else None
         if not isinstance(payload, dict) or not isinstance(raw_name, str):
             what = "has no hook_event_name" if isinstance(payload, dict) else "is not an object"
-            return _encode(self.failure(self.hinted(hint), f"the hook input {what}"))
-        try:
-            name = canonical_event_name(raw_name)
-        except EventError:
-            return _encode(self.unhandled(raw_name))
+            return encode_bytes(self.failure(known_event_name(hint), f"the hook input {what}"))
+        name = known_event_name(raw_name)
+        if name is None:
+            return encode_bytes(self.unhandled(raw_name))
         try:
             event = Event.from_claude(payload)
         except EventError as exc:
             reason = f"invalid {raw_name} hook input: {exc}"
-            return _encode(self.failure(name, reason, event=_policy.salvage_event(payload, name)))
+            salvaged = _policy.salvage_event(payload, name)
+            return encode_bytes(self.failure(name, reason, event=salvaged))
         try:
             # an answer that is not strict JSON (a NaN rewrite) fails too, never an allow
-            return _encode(self._decide(event).to_claude())
+            return encode_bytes(self._decide(event).to_claude())
         except _Late as exc:
-            return _encode(self.failure(name, str(exc), event=event))
+            return encode_bytes(self.failure(name, str(exc), event=event))
         except BaseException as exc:  # a crash (a hook's SystemExit included) never allows
             _log.exception("hookrails serve: deciding %s failed", name)
-            reason = f"deciding the event failed ({_describe(exc)})"
-            return _encode(self.failure(name, reason, event=event))
-
-    @staticmethod
-    def hinted(event: str | None) -> str | None:
-        """The canonical name of a hinted event; ``None`` (unknown) for no or a bad hint."""
-        try:
-            return None if event is None else canonical_event_name(event)
-        except EventError:
-            return None
+            reason = f"deciding the event failed ({describe(exc)})"
+            return encode_bytes(self.failure(name, reason, event=event))
 
     def failure(
         self, event_name: str | None, reason: str, *, event: Event | None = None
@@ -549,7 +538,7 @@ class ServeApp:
         try:
             data = json.loads(body)
         except (ValueError, RecursionError) as exc:
-            return 400, {"error": f"the body is not JSON ({_describe(exc)})"}
+            return 400, {"error": f"the body is not JSON ({describe(exc)})"}
         if not isinstance(data, dict):
             return 400, {"error": "the body must be a JSON object"}
         kwargs: dict[str, Any] = {}
@@ -586,7 +575,3 @@ class ServeApp:
         name = kwargs.pop("event_name")
         result = explain_event(self.definition, name, **kwargs)
         return {"dry_run": True, "recorded": False, **result.as_dict()}
-
-
-def _describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"

@@ -18,8 +18,21 @@ __all__ = [
     "SettingsError",
     "ToolDenied",
     "TranscriptError",
+    "describe",
     "format_loc",
+    "one_line",
 ]
+
+
+def one_line(text: object) -> str:
+    """Foreign text (an exception's message) folded onto one line, for one-line errors."""
+    return " ".join(str(text).split())
+
+
+def describe(exc: BaseException) -> str:
+    """``Type: message`` on one line (just ``Type`` when it has no message)."""
+    text = one_line(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 class GuardrailsError(Exception):

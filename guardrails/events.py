@@ -48,6 +48,7 @@ __all__ = [
     "UserPromptSubmit",
     "canonical_event_name",
     "event_class",
+    "known_event_name",
     "wire_fields",
 ]
 
@@ -76,6 +77,14 @@ def __getattr__(name: str) -> Any:
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def known_event_name(name: str | None) -> str | None:
+    """The canonical name of an event name or alias (``Stop``); ``None`` if hookrails has none."""
+    if name is None:
+        return None
+    name = _ALIASES.get(name, name)
+    return name if name in _CLASSES else None
 
 
 def canonical_event_name(name: str) -> str:

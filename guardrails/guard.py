@@ -18,7 +18,7 @@ from ._dispatch import STOP_BLOCK_CAP, ChainIndex, Merge
 from ._hooks import is_async_callable
 from ._records import DICT, record
 from .definition import AgentDefinition
-from .errors import HookFailure, ToolDenied
+from .errors import HookFailure, ToolDenied, describe
 from .events import (
     TOOL_EVENTS,
     AgentStop,
@@ -342,7 +342,7 @@ class Session:
                 out = await out
         except Exception as exc:
             post = await self.emit(_failure_event(pre_event, final, exc, t0))
-            return ToolRun(tool_name, "error", pre, None, _describe(exc), exc, post, final)
+            return ToolRun(tool_name, "error", pre, None, describe(exc), exc, post, final)
         except BaseException as exc:  # cancelled or Ctrl-C: finish the row, then let it go
             self.emit_sync(_failure_event(pre_event, final, exc, t0, interrupt=True))
             raise
@@ -377,7 +377,7 @@ class Session:
                 raise TypeError(f"{tool_name}: use `await run_tool(...)` for async tools")
         except Exception as exc:
             post = self.emit_sync(_failure_event(pre_event, final, exc, t0))
-            return ToolRun(tool_name, "error", pre, None, _describe(exc), exc, post, final)
+            return ToolRun(tool_name, "error", pre, None, describe(exc), exc, post, final)
         except BaseException as exc:  # Ctrl-C: finish the row as interrupted, then let it go
             self.emit_sync(_failure_event(pre_event, final, exc, t0, interrupt=True))
             raise
@@ -431,17 +431,13 @@ def _tool_use_id() -> str:
     return "toolu_" + os.urandom(12).hex()
 
 
-def _describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
-
-
 async def _contained(awaitable: Awaitable[Any]) -> Any:
     """Await an async hook; its ``exit()`` becomes a hook failure before asyncio sees it
     (a task re-raises SystemExit through the event loop, ending the host)."""
     try:
         return await awaitable
     except SystemExit as exc:
-        raise HookFailure("error", _describe(exc)) from None
+        raise HookFailure("error", describe(exc)) from None
 
 
 def _is_awaitable(value: Any) -> bool:
@@ -476,7 +472,7 @@ def _failure_event(
         tool_name=pre.tool_name,
         tool_input=final,
         tool_use_id=pre.tool_use_id,
-        error=_describe(exc),
+        error=describe(exc),
         is_interrupt=interrupt or None,
         duration_ms=(_perf() - t0) * 1000,
     )
@@ -831,7 +827,7 @@ class Guard:
                     merge.fail(b, exc.kind, str(exc), t1 - t0)
                 except (Exception, SystemExit) as exc:  # a hook's exit() must not end the host
                     t1 = perf()
-                    merge.fail(b, "error", _describe(exc), t1 - t0)
+                    merge.fail(b, "error", describe(exc), t1 - t0)
                 else:
                     t1 = perf()
                     dt = t1 - t0
@@ -923,7 +919,7 @@ class Guard:
                 merge.fail(b, exc.kind, str(exc), _perf() - t0)
                 continue
             except (Exception, SystemExit) as exc:  # a hook's exit() must not end the host
-                merge.fail(b, "error", _describe(exc), _perf() - t0)
+                merge.fail(b, "error", describe(exc), _perf() - t0)
                 continue
             merge.apply(b, r, _perf() - t0)
         decision = merge.finish()
@@ -1048,7 +1044,7 @@ class Guard:
         except concurrent.futures.TimeoutError:
             answer, error = "deny", f"no answer within {self.approval_timeout:g}s"
         except Exception as exc:
-            answer, error = "deny", _describe(exc)
+            answer, error = "deny", describe(exc)
         self._settle(d, session, key, answer, error, _perf() - t0)
 
     async def _approve(self, d: Decision, session: Session) -> None:
@@ -1068,7 +1064,7 @@ class Guard:
         except TimeoutError:
             answer, error = "deny", f"no answer within {self.approval_timeout:g}s"
         except Exception as exc:
-            answer, error = "deny", _describe(exc)
+            answer, error = "deny", describe(exc)
         self._settle(d, session, key, answer, error, _perf() - t0)
 
 

@@ -106,6 +106,7 @@ from agents.tool import (
 from agents.tool_context import ToolContext
 
 from .. import errors
+from ..errors import describe
 from ..events import PostToolUse, PostToolUseFailure, PreToolUse
 from ..guard import Guard, Session, ToolRun
 from ..results import UNSET, Decision
@@ -224,7 +225,7 @@ class _Runs:
             return  # paused for approval: the resumed run takes it
         error = self.errors.pop(key, None)
         if error is not None:
-            self.finish(key, call, _describe(error), interrupt=False)
+            self.finish(key, call, describe(error), interrupt=False)
         else:
             self.finish(key, call, _CANCELLED)
 
@@ -505,11 +506,7 @@ def _post_event(
     if error is None:
         return PostToolUse(tool_response=output, **fields)
     interrupted = isinstance(error, asyncio.CancelledError) or None
-    return PostToolUseFailure(error=_describe(error), is_interrupt=interrupted, **fields)
-
-
-def _describe(error: BaseException) -> str:
-    return f"{type(error).__name__}: {error}"
+    return PostToolUseFailure(error=describe(error), is_interrupt=interrupted, **fields)
 
 
 def _halted(session: Session) -> str:
