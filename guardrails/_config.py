@@ -34,6 +34,7 @@ __all__ = [
     "json_lines",
     "json_schema",
     "load_definition",
+    "parse_file",
 ]
 
 #: event names a file may use: the canonical ones and the alias ``Stop``
@@ -285,7 +286,8 @@ def json_lines(text: str, file: str) -> Lines:
 _TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 
 
-def _parse(path: Path) -> tuple[Any, Lines]:
+def parse_file(path: Path) -> tuple[Any, Lines]:
+    """The file's data, unvalidated, and where each key is (one-line errors with its line)."""
     file = str(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -332,7 +334,7 @@ def _parse(path: Path) -> tuple[Any, Lines]:
 
 
 def load_definition(path: Path) -> AgentDefinition:
-    data, lines = _parse(path)
+    data, lines = parse_file(path)
     return definition_from_data(data, source=str(path), lines=lines)
 
 

@@ -347,21 +347,15 @@ def _declared_on_failures(config: str | None, event: str) -> list[str | None]:
 
 
 def _plain_data(config: str | None) -> Any:
-    """The definition file parsed without validation (best effort, for the policy)."""
+    """The definition file parsed without validation (best effort, for the policy: only
+    reached when the definition did not load, so the loader's imports cost nothing)."""
     if not config:
         return None
-    with open(config, encoding="utf-8") as fh:
-        text = fh.read()
-    suffix = os.path.splitext(config)[1].lower()
-    if suffix in (".yaml", ".yml"):
-        import yaml
+    from pathlib import Path
 
-        return yaml.safe_load(text)
-    if suffix == ".toml":
-        import tomllib
+    from ._config import parse_file
 
-        return tomllib.loads(text)
-    return json.loads(text)
+    return parse_file(Path(config))[0]
 
 
 def _record_failure(state: _State, line: str, closed: bool) -> None:
