@@ -175,6 +175,20 @@ class ToolRun:
         ctx = self.additional_context
         return f"{body}\n\n{ctx}" if ctx else body
 
+    @staticmethod
+    def before_run(pre: Decision) -> ToolRun | None:
+        """How a call ends on its PreToolUse decision alone: denied, answered with a result a
+        hook replayed (idempotency), or ``None`` when the tool should run. For hosts that
+        run the tool themselves, as ``run_tool`` does."""
+        if pre.decision == "allow" and not pre.halted:
+            return None
+        name, tool_input = pre.event.tool_name, pre.event.tool_input
+        replay = (pre.annotations or {}).get("replay")
+        if isinstance(replay, dict) and "output" in replay and not pre.halted:
+            output = replay["output"]  # the stored result of an identical call
+            return ToolRun(name, "ok", pre, output, tool_input=tool_input, replayed=True)
+        return ToolRun(name, "denied", pre, tool_input=tool_input)
+
     def unwrap(self) -> Any:
         """The output, or raise: ``ToolDenied`` when denied, the tool's own error when it failed."""
         if self.denied:
@@ -331,7 +345,7 @@ class Session:
             **fields,
         )
         pre = await self.guard._emit(self._fill(pre_event), self, owner=True)
-        denied = _denial(pre)
+        denied = ToolRun.before_run(pre)
         if denied is not None:
             return denied
         final = pre.tool_input or {}
@@ -366,7 +380,7 @@ class Session:
             **fields,
         )
         pre = self.guard._emit_sync(self._fill(pre_event), self, owner=True)
-        denied = _denial(pre)
+        denied = ToolRun.before_run(pre)
         if denied is not None:
             return denied
         final = pre.tool_input or {}
@@ -442,23 +456,6 @@ async def _contained(awaitable: Awaitable[Any]) -> Any:
 
 def _is_awaitable(value: Any) -> bool:
     return hasattr(value, "__await__")
-
-
-def _denial(pre: Decision) -> ToolRun | None:
-    if pre.decision == "allow" and not pre.halted:
-        return None
-    replay = (pre.annotations or {}).get("replay")
-    if isinstance(replay, dict) and "output" in replay and not pre.halted:
-        # a hook (idempotency) answered with the stored result of an identical call
-        return ToolRun(
-            pre.event.tool_name,
-            "ok",
-            pre,
-            output=replay["output"],
-            tool_input=pre.event.tool_input,
-            replayed=True,
-        )
-    return ToolRun(pre.event.tool_name, "denied", pre, tool_input=pre.event.tool_input)
 
 
 def _failure_event(

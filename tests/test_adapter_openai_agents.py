@@ -205,6 +205,29 @@ def test_a_halt_raises_the_sdk_tripwire_and_the_call_never_runs(
     assert [r["status"] for r in _calls(tmp_path)] == ["denied"]
 
 
+def test_a_duplicate_side_effect_reads_the_stored_result_and_does_not_run(tmp_path: Path) -> None:
+    calls: list[str] = []
+    definition = AgentDefinition(
+        tools={"bash": {"side_effects": True, "primary_arg": "command"}},
+        hooks={
+            "PreToolUse": [HookMatcher(hooks=[idempotency_guard])],
+            "PostToolUse": [HookMatcher(hooks=[idempotency_guard])],
+        },
+    )
+    guard = Guard(definition, ledger=Ledger(tmp_path / "ledger.db"))
+    deploy = {"command": "make deploy"}
+    model = ScriptedModel(
+        [
+            [function_call("bash", deploy, call_id="first")],
+            [function_call("bash", deploy, call_id="again")],
+            [assistant_message("ok")],
+        ]
+    )
+    _run(Agent(name="ops", model=model, tools=guard_tools(guard, [_bash(calls)])))
+    assert calls == ["make deploy"]
+    assert _outputs(model, 2)["again"] == "ran: make deploy"  # as run_tool replays it
+
+
 def test_an_allowed_call_runs_and_the_model_reads_its_output(tmp_path: Path) -> None:
     calls: list[str] = []
     guard = _guard(tmp_path, {"PreToolUse": [_deny_rm]})

@@ -290,18 +290,12 @@ def _pre_event(session: Session, request: ToolCallRequest) -> PreToolUse:
 def _early(session: Session, pre: Decision) -> ToolRun | None:
     """How the call ends without its handler: denied, answered by a replayed result, or
     (allowed, but another call of the batch halted the agent meanwhile) not run."""
-    name, tool_input = pre.event.tool_name, pre.event.tool_input
-    if pre.decision == "allow" and not pre.halted:
-        if session.halted is None:
-            return None
+    early = ToolRun.before_run(pre)
+    if early is None and session.halted is not None:
         error = f"Halted: the agent was halted before the call ran: {session.halted}"
-        return ToolRun(name, "error", pre, error=error, tool_input=tool_input)
-    replay = (pre.annotations or {}).get("replay")
-    if isinstance(replay, dict) and "output" in replay and not pre.halted:
-        # a hook (idempotency) answered with the stored result of an identical call
-        output = replay["output"]
-        return ToolRun(name, "ok", pre, output, tool_input=tool_input, replayed=True)
-    return ToolRun(name, "denied", pre, tool_input=tool_input)
+        event = pre.event
+        return ToolRun(event.tool_name, "error", pre, error=error, tool_input=event.tool_input)
+    return early
 
 
 def _fields(pre: PreToolUse, final: dict[str, Any], t0: float | None) -> dict[str, Any]:

@@ -527,7 +527,10 @@ def _arguments(raw: str) -> tuple[dict[str, Any], str | None]:
 
 
 def _denied(tool_name: str, pre: Decision) -> str:
-    return ToolRun(tool_name, "denied", pre, tool_input=pre.event.tool_input).for_model()
+    """What the model reads for a call that does not run: the denial, or the stored result a
+    hook replayed (idempotency), as ``run_tool`` gives it."""
+    run = ToolRun.before_run(pre) or ToolRun(tool_name, "denied", pre)
+    return run.for_model()
 
 
 def _amended(output: Any, post: Decision, call: _Call | None) -> Any:
