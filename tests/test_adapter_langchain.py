@@ -33,16 +33,9 @@ from guardrails.builtins import (
     schema_nudge,
 )
 from guardrails.testing import RecordingHook
+from tests._hosts import bash, ledger_guard
 
 from ._db import rows
-
-BASH_SCHEMA = {
-    "type": "object",
-    "properties": {"command": {"type": "string"}},
-    "required": ["command"],
-    "additionalProperties": False,
-    "examples": [{"command": "ls -la"}],
-}
 
 
 class ScriptedChat(GenericFakeChatModel):
@@ -70,24 +63,10 @@ def _calls_tool(*calls: tuple[str, dict[str, Any]]) -> AIMessage:
 
 
 def _bash(calls: list[str], fail: bool = False) -> BaseTool:
-    @tool
-    def bash(command: str) -> str:
-        """Run a shell command."""
-        calls.append(command)
-        if fail:
-            raise RuntimeError(f"{command}: exploded")
-        return f"ran: {command}"
-
-    return bash
+    return tool(bash(calls, fail))
 
 
-def _guard(tmp_path: Path, hooks: dict[str, list[Any]], **kwargs: Any) -> Guard:
-    definition = AgentDefinition(
-        name="ops",
-        tools={"bash": {"schema": BASH_SCHEMA, "primary_arg": "command"}},
-        hooks={event: [HookMatcher(hooks=list(fns))] for event, fns in hooks.items()},
-    )
-    return Guard(definition, ledger=Ledger(tmp_path / "ledger.db"), **kwargs)
+_guard = ledger_guard
 
 
 def _invoke(

@@ -48,38 +48,18 @@ from guardrails.adapters.openai_agents import (
 )
 from guardrails.builtins import CompletionPromise, idempotency_guard, schema_guardrail
 from guardrails.testing import RecordingHook
+from tests._hosts import bash, ledger_guard
 
 from ._db import rows
 
 CONFIG = RunConfig(tracing_disabled=True)
-BASH_SCHEMA = {
-    "type": "object",
-    "properties": {"command": {"type": "string"}},
-    "required": ["command"],
-    "additionalProperties": False,
-    "examples": [{"command": "ls -la"}],
-}
 
 
 def _bash(calls: list[str], fail: bool = False) -> FunctionTool:
-    @function_tool
-    def bash(command: str) -> str:
-        """Run a shell command."""
-        calls.append(command)
-        if fail:
-            raise RuntimeError(f"{command}: exploded")
-        return f"ran: {command}"
-
-    return bash
+    return function_tool(bash(calls, fail))
 
 
-def _guard(tmp_path: Path, hooks: dict[str, list[Any]], **kwargs: Any) -> Guard:
-    definition = AgentDefinition(
-        name="ops",
-        tools={"bash": {"schema": BASH_SCHEMA, "primary_arg": "command"}},
-        hooks={event: [HookMatcher(hooks=list(fns))] for event, fns in hooks.items()},
-    )
-    return Guard(definition, ledger=Ledger(tmp_path / "ledger.db"), **kwargs)
+_guard = ledger_guard
 
 
 def _calls(tmp_path: Path) -> list[dict[str, Any]]:
