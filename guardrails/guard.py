@@ -879,8 +879,8 @@ class Guard:
 
         if self.ledger is not None:
             _ensure_tool_use_id(event)
-            if event.event_name in _STOPS:
-                await _in_thread(self._seed_stop_blocks, event, session)
+            if event.event_name in _STOPS and (event.agent_id or "") not in session.stop_blocks:
+                await _in_thread(self._seed_stop_blocks, event, session)  # a query: off the loop
         halted = self._halted(event, session)
         if halted is not None:
             return self._recorded(halted, session, owner), False
