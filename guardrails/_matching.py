@@ -354,10 +354,6 @@ class Pattern:
         """Tool-name globs of the alternatives (for ``check``'s unmatched warning)."""
         return [a.name for a in self._alts]
 
-    @property
-    def has_arg_rules(self) -> bool:
-        return any(a.arg is not None for a in self._alts)
-
     def matches_name(self, subject: str) -> bool:
         """Could this pattern match ``subject`` for some input? (used by ``check``)."""
         if self.match_all:

@@ -166,10 +166,6 @@ class ToolResult:
     key: float = 0.0
 
     @property
-    def has_response(self) -> bool:
-        return self.response is not _ABSENT
-
-    @property
     def output(self) -> Any:
         """What the tool answered: ``toolUseResult``, else the block's ``content``."""
         return self.response if self.response is not _ABSENT else self.content

@@ -1261,10 +1261,6 @@ def _is_remote(path: str) -> bool:
     return bool(_REMOTE_RE.match(path)) and not path.startswith(("/", "./", "../", "~"))
 
 
-def _const(*kinds: str) -> _Handler:
-    return lambda args: _Res(*kinds)
-
-
 def _on_operands(kind: str, short_arg: str = "", long_arg: Iterable[str] = ()) -> _Handler:
     """``rm``, ``touch``, ``mkdir``: every operand is a changed path."""
     return lambda args: _Res(kind, targets=_opts(args, short_arg, long_arg)[1])
