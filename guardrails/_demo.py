@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .definition import AgentDefinition
+from .errors import LedgerError
 from .guard import Guard, ToolRun
 from .ledger import Ledger
 from .results import Decision
@@ -176,8 +177,20 @@ def run_demo(
     """
     ledger = Ledger(ledger_path)
     try:
+        if ledger.degraded is not None:  # the demo is about what the ledger keeps
+            raise LedgerError(
+                f"cannot write the ledger ({ledger.degraded}); pass --ledger FILE somewhere "
+                "writable",
+                path=str(ledger.path),
+            )
         folder = workdir or os.path.join(os.path.dirname(str(ledger.path)), "demo")
-        os.makedirs(folder, exist_ok=True)
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError as exc:
+            raise OSError(
+                f"cannot create the demo's work folder {folder}: {exc.strerror or exc}; "
+                "pass --workdir DIR (and --ledger FILE) somewhere writable"
+            ) from None
         for name in ("report.md", ".env"):
             with contextlib.suppress(FileNotFoundError):
                 os.remove(os.path.join(folder, name))

@@ -150,3 +150,25 @@ def test_default_ledger_is_under_the_working_directory(tmp_path: Path, monkeypat
     result = CliRunner().invoke(cli, ["demo", "--json"])
     assert result.exit_code == 0, result.output
     assert (tmp_path / ".hookrails" / "ledger.db").is_file()
+
+
+def test_a_ledger_it_cannot_write_is_one_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("not a folder")
+    ledger = tmp_path / "a-file" / "ledger.db"
+    result = CliRunner().invoke(
+        cli, ["demo", "--ledger", str(ledger), "--workdir", str(tmp_path / "w")]
+    )
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines()[-1].startswith(f"error: {ledger}: cannot write")
+    assert "pass --ledger FILE somewhere writable" in result.stderr
+    assert not (tmp_path / "w" / "report.md").exists()  # nothing ran
+
+
+def test_a_work_folder_it_cannot_create_is_one_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("not a folder")
+    result = CliRunner().invoke(
+        cli,
+        ["demo", "--ledger", str(tmp_path / "l.db"), "--workdir", str(tmp_path / "a-file" / "w")],
+    )
+    assert result.exit_code == 1
+    assert "cannot create the demo's work folder" in result.stderr
