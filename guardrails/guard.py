@@ -746,11 +746,13 @@ class Guard:
 
     def _emit_sync(self, event: Event, session: Session, owner: bool = False) -> Decision:
         lock = session._lock
-        if session._reentry():  # its own hook emitting
+        ident = _get_ident()
+        turn = session._turn  # inlined Session._reentry: this is the hot path
+        if session._owner == ident or (turn is not None and turn in _HELD.get()):
             decision, pending = self._emit_sync_locked(event, session, owner)
         elif lock.acquire(False) or (not _holder_loop_is_here(session) and lock.acquire()):
             try:
-                session._owner = _get_ident()
+                session._owner = ident
                 decision, pending = self._emit_sync_locked(event, session, owner)
             finally:
                 session._owner = session._turn = None
