@@ -18,8 +18,8 @@ demo: $(STAMP)
 test: $(STAMP) lint typecheck pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check guardrails tests benchmarks examples
-	$(BIN)/ruff format --check guardrails tests benchmarks examples
+	$(BIN)/ruff check guardrails tools tests benchmarks examples
+	$(BIN)/ruff format --check guardrails tools tests benchmarks examples
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -31,10 +31,10 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
 schemas: $(STAMP)
-	$(BIN)/python -m guardrails._schemagen
+	$(BIN)/python -m tools.schemagen
 
 docs: $(STAMP)
-	$(BIN)/python -m guardrails._clidoc
+	$(BIN)/python -m tools.clidoc
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache

@@ -13,7 +13,7 @@ process start-up plus its answer. Every column answers the same PreToolUse
   transaction, as by default).
 * ``python -m guardrails hook``: the same, without the console script.
 * for scale: ``python -c pass`` (the interpreter alone) and ``python -c "import
-  json, guardrails.guard"`` (the engine's imports alone, nothing decided).
+  json, guardrails.dispatch.guard"`` (the engine's imports alone, nothing decided).
 
 Wall time around ``subprocess.run``, ``RUNS`` runs per column, the columns
 alternating round-robin so drift hits them alike, after one warm-up run each
@@ -173,7 +173,11 @@ def _run(work: Path) -> None:
         "hookrails hook --ledger FILE": [*hr, *config, "--ledger", str(work / "ledger.db")],
         "python -m guardrails hook --no-ledger": [py, "-m", "guardrails", *config, "--no-ledger"],
         "python -c pass": [py, "-c", "pass"],
-        "python -c 'import json, guardrails.guard'": [py, "-c", "import json, guardrails.guard"],
+        "python -c 'import json, guardrails.dispatch.guard'": [
+            py,
+            "-c",
+            "import json, guardrails.dispatch.guard",
+        ],
     }
     cwd = str(work)
     for name, argv in columns.items():  # warm-up, and every hook answers the same deny

@@ -146,7 +146,10 @@ def _import_cost() -> None:
         print(f"\nlargest self times under {label} (-X importtime, us):")
         for us, name in sorted(selfs, reverse=True)[:TOP]:
             print(f"  {us:>6}  {name}")
-    print("  (guardrails.definition and guardrails.guard load via importlib: no line of their own)")
+    print(
+        "  (guardrails.definition.model and guardrails.dispatch.guard load via importlib:"
+        " no line of their own)"
+    )
 
     code = "import guardrails, sys, json; print(json.dumps(sorted(sys.modules)))"
     after_import = json.loads(_run(["-c", code]).stdout)

@@ -43,7 +43,7 @@ from typing import Any
 from _timing import table
 
 from guardrails import Guard, Ledger
-from guardrails._serve import HOOK_ROUTE, make_server
+from guardrails.claude_code.http_server import HOOK_ROUTE, make_server
 
 ROOT = str(Path(__file__).resolve().parent.parent)
 RUNS = 20

@@ -54,13 +54,13 @@ __all__ = [
 ]
 
 _WHERE = {
-    "AgentDefinition": "definition",
-    "HookMatcher": "definition",
-    "ToolSpec": "definition",
-    "Guard": "guard",
-    "HookContext": "guard",
-    "Session": "guard",
-    "ToolRun": "guard",
+    "AgentDefinition": "definition.model",
+    "HookMatcher": "definition.model",
+    "ToolSpec": "definition.model",
+    "Guard": "dispatch.guard",
+    "HookContext": "dispatch.guard",
+    "Session": "dispatch.guard",
+    "ToolRun": "dispatch.guard",
     "Decision": "results",
     "HookResult": "results",
     "HookRun": "results",
@@ -81,19 +81,18 @@ _WHERE = {
     "HookFailure": "errors",
     "ToolDenied": "errors",
     "LedgerError": "errors",
-    "Ledger": "ledger",
-    "LedgerReader": "ledger",
+    "Ledger": "ledger.sqlite",
+    "LedgerReader": "ledger.sqlite",
     "ApprovalRequest": "approvers",
     "CallbackApprover": "approvers",
     "TerminalApprover": "approvers",
     "always_allow": "approvers",
     "always_deny": "approvers",
-    "claude_hook": "_hooks",
-    "Hook": "_hooks",
+    "claude_hook": "definition.hook_refs",
+    "Hook": "definition.hook_refs",
 }
 
 if TYPE_CHECKING:
-    from ._hooks import Hook, claude_hook
     from .approvers import (
         ApprovalRequest,
         CallbackApprover,
@@ -101,7 +100,9 @@ if TYPE_CHECKING:
         always_allow,
         always_deny,
     )
-    from .definition import AgentDefinition, HookMatcher, ToolSpec
+    from .definition.hook_refs import Hook, claude_hook
+    from .definition.model import AgentDefinition, HookMatcher, ToolSpec
+    from .dispatch.guard import Guard, HookContext, Session, ToolRun
     from .errors import (
         DefinitionError,
         EventError,
@@ -122,8 +123,7 @@ if TYPE_CHECKING:
         SubagentStop,
         UserPromptSubmit,
     )
-    from .guard import Guard, HookContext, Session, ToolRun
-    from .ledger import Ledger, LedgerReader
+    from .ledger.sqlite import Ledger, LedgerReader
     from .results import Decision, HookResult, HookRun, Injection
 
 

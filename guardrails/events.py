@@ -11,7 +11,7 @@ The classes are dataclasses (``slots=True, kw_only=True``) written out by hand
 
 from __future__ import annotations
 
-from ._records import DICT, field_annotations, field_names, named_tuple, record
+from ._dataclass_free import DICT, field_annotations, field_names, named_tuple, record
 from .errors import EventError
 
 TYPE_CHECKING = False

@@ -7,7 +7,7 @@ process imports this module on every event.
 
 from __future__ import annotations
 
-from ._records import LIST, named_tuple, record
+from ._dataclass_free import LIST, named_tuple, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -59,8 +59,8 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
+from ..dispatch.guard import Guard, Session, ToolRun
 from ..events import PostToolUse, PostToolUseFailure, PreToolUse
-from ..guard import Guard, Session, ToolRun
 from ..results import UNSET, Decision
 
 __all__ = ["GuardrailsMiddleware"]

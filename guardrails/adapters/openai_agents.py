@@ -106,9 +106,9 @@ from agents.tool import (
 from agents.tool_context import ToolContext
 
 from .. import errors
+from ..dispatch.guard import Guard, Session, ToolRun
 from ..errors import describe
 from ..events import PostToolUse, PostToolUseFailure, PreToolUse
-from ..guard import Guard, Session, ToolRun
 from ..results import UNSET, Decision
 
 __all__ = ["GuardrailsRunHooks", "RunBlocked", "guard_tools", "run", "tool_guardrails"]

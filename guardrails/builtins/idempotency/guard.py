@@ -1,0 +1,807 @@
+"""``idempotency_guard``: a side-effecting call runs once per key, repeats are refused or replayed.
+
+An agent that retries (a lost answer, a confused model, a resumed session, two
+workers on one task) must not charge a card, send an e-mail or push twice. This
+hook gives each side-effecting call a key and claims it in the ledger before
+the call runs; an identical call later finds the claim:
+
+* **completed** within the TTL: denied, the reason says when it ran and starts
+  its result; with ``replay=True`` (default) the stored result rides along as
+  ``annotations["replay"]``, so ``guard.run_tool`` returns it as the call's
+  output (``ToolRun.replayed``) without running the tool. Claude Code and other
+  hosts see the denial and its reason.
+* **in progress**: denied, retry later (HTTP 409 in spirit).
+* **same key, different arguments** (only for tools that declare key fields):
+  denied as a conflict naming the differing fields (HTTP 422 in spirit).
+* **failed**: the retry is claimed again and runs.
+* **expired** (older than the TTL): treated as absent, claimed again.
+
+Bind the one instance to the three tool events, so it learns how the call ended::
+
+    hooks:
+      PreToolUse:         [{matcher: "*", hooks: [idempotency_guard], priority: 1000}]
+      PostToolUse:        [{matcher: "*", hooks: [idempotency_guard]}]
+      PostToolUseFailure: [{matcher: "*", hooks: [idempotency_guard]}]
+
+or configured, with the same parameters under the three events (a YAML anchor
+helps): ``{use: idempotency_guard, with: {scope: agent, ttl: 1h}}``. A high
+``priority`` number puts it after the other PreToolUse hooks, so it claims only
+calls nobody denied. With a ledger, a claim whose call was denied by a later
+hook, failed, was interrupted or whose process died (``tool_calls.status`` and
+``pid``) is taken over by the next attempt, and one whose call finished ``ok``
+counts as completed (its result read from ``tool_calls``), so binding it to
+PreToolUse alone works too. Without a ledger such a claim stays in progress
+until its TTL ends.
+
+**The key** is the sha256 of the canonical JSON (see ``guardrails._canonical_json``)
+of the scope, the tool name and its key fields: every input field, unless the
+tool declares ``idempotency: {key: [field, ...]}`` (dotted paths reach nested
+fields, ``customer.id``, ``items.0.sku``; a call missing a key field falls back
+to all its fields). Shell tools leave out ``description``, ``timeout`` and
+``run_in_background``: they do not change what runs. ``scope``: ``session``
+(default; the main agent and its subagents share keys), ``agent`` (each agent of
+a session apart: the ``agent_id``, or the main agent) or ``global`` (every
+session of the ledger). ``ttl``: seconds or ``"90s"``, ``"15m"``, ``"24h"``,
+``"7d"`` (default 24 h), ``None`` for ever. A tool may set its own ``scope`` and
+``ttl`` in its ``idempotency`` mapping.
+
+**Which calls are checked** (first rule that applies; reads never are):
+
+1. ``annotations.readOnlyHint: true`` (MCP): not checked.
+2. A shell tool (``Bash``, or ``primary_arg: command``): the command decides
+   (``bash_side_effects``' classifier): ``git push`` is checked, ``ls`` is not.
+3. The tool declares an ``idempotency`` mapping: checked.
+4. ``annotations.idempotentHint: true``: not checked (repeating is harmless).
+5. ``side_effects: true``: checked.
+6. Any other MCP tool (``annotations`` given, even ``{}``): checked, per the
+   MCP defaults (``readOnlyHint``/``idempotentHint`` false). ``destructiveHint:
+   false`` does not exempt it: an additive call (create an issue) repeated is a
+   duplicate.
+7. Anything else: not checked.
+
+**Where claims live**: the ledger's ``idempotency_keys`` table, claimed with one
+``INSERT OR IGNORE`` in a ``BEGIN IMMEDIATE`` transaction, so processes sharing
+the file agree on a single owner. Stored results are redacted like the ledger's
+and capped (``max_result`` bytes; a longer one is cut and replayed cut). Without
+a ledger, claims live in memory, per Guard: one process only. When the ledger
+cannot be written, ``on_store_error`` decides: ``deny`` (default: a side effect
+that may be a duplicate waits) or ``allow`` (run unchecked, annotated).
+"""
+
+from __future__ import annotations
+
+import calendar
+import itertools
+import json
+import os
+import re
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from ..._canonical_json import canonical_hash, canonical_json
+from ...errors import LedgerError
+from ...results import HookResult
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from ...definition.model import AgentDefinition, ToolSpec
+    from ...ledger.sqlite import Ledger
+
+__all__ = ["IdempotencyGuard", "idempotency_guard"]
+
+Scope = Literal["session", "agent", "global"]
+Verdict = Literal["own", "completed", "conflict", "in_progress"]
+
+SCOPES: Final = ("session", "agent", "global")
+DEFAULT_TTL: Final = 24 * 3600.0
+DEFAULT_MAX_RESULT: Final = 64 * 1024
+SUMMARY_CHARS: Final = 200
+#: shell tool fields that describe or pace a command, not what it does
+SHELL_COSMETIC: Final = frozenset({"description", "timeout", "run_in_background"})
+_TOOL_KEYS: Final = frozenset({"key", "scope", "ttl"})
+_UNITS: Final = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+_DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([smhd])\s*")
+_CUT_MARGIN = 4096
+_STATE_KEY = "idempotency_guard.pending"
+_PENDING_LIMIT = 10_000
+#: every SWEEP_EVERY-th new claim of a process deletes up to SWEEP_BATCH expired ones
+SWEEP_EVERY = 256
+SWEEP_BATCH: Final = 256
+_claims = itertools.count(1)
+#: tool_calls statuses that mean an in-progress claim's call is not running
+_ENDED = frozenset({"denied", "error", "interrupted"})
+
+
+def parse_ttl(value: Any, name: str = "ttl") -> float | None:
+    """Seconds from a positive number or ``"90s"``/``"15m"``/``"24h"``/``"7d"``; None: for ever."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        m = _DURATION.fullmatch(value)
+        if m is None:
+            raise ValueError(
+                f"{name} must be seconds or a duration like '90s', '15m', '24h', '7d', "
+                f"got {value!r}"
+            )
+        seconds = float(m.group(1)) * _UNITS[m.group(2)]
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        seconds = float(value)
+    else:
+        raise TypeError(f"{name} must be a number of seconds, a duration or null, got {value!r}")
+    if not seconds > 0 or seconds == float("inf"):
+        raise ValueError(f"{name} must be positive and finite (null: for ever), got {value!r}")
+    return seconds
+
+
+def _check_scope(value: Any, name: str = "scope") -> Scope:
+    if value not in SCOPES:
+        raise ValueError(f"{name} must be one of {', '.join(SCOPES)}, got {value!r}")
+    return value  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What the definition says about one tool, settled once."""
+
+    #: "never", "always" or "shell" (the command decides, else ``fallback``)
+    check: Literal["never", "always", "shell"]
+    fallback: bool
+    key_paths: tuple[tuple[str, tuple[str, ...]], ...] | None
+    scope: Scope
+    ttl: float | None
+    shell_field: str | None
+
+
+@dataclass(slots=True)
+class _Claim:
+    key: str
+    scope: Scope
+    session_id: str
+    agent_id: str | None
+    tool_name: str
+    payload_hash: str
+    tool_call_id: str | None
+    declared: bool
+    now: float
+    expires: float | None
+    tool_input: dict[str, Any]
+
+
+@dataclass(slots=True)
+class _Row:
+    """A claim met in the store (times as epoch seconds)."""
+
+    state: str
+    payload_hash: str
+    tool_call_id: str | None
+    session_id: str | None
+    result: str | None
+    created: float
+    expires: float | None
+    #: the earlier call's input when known (for the conflict message)
+    tool_input: dict[str, Any] | None = None
+
+
+@dataclass(slots=True)
+class _Outcome:
+    verdict: Verdict
+    row: _Row | None = None
+
+
+class IdempotencyGuard:
+    """Refuse (or replay) a repeated side-effecting call; see the module docstring.
+
+    ``scope``: ``session``, ``agent`` or ``global``. ``ttl``: seconds or a duration
+    string, ``None`` for ever. ``replay``: let ``run_tool`` return the stored result
+    of a completed duplicate. ``on_store_error``: ``deny`` or ``allow`` when the
+    ledger cannot be written. ``max_result``: UTF-8 bytes of a result kept for replay.
+    """
+
+    hook_name = "idempotency_guard"
+
+    def __init__(
+        self,
+        *,
+        scope: Scope = "session",
+        ttl: float | str | None = DEFAULT_TTL,
+        replay: bool = True,
+        on_store_error: Literal["deny", "allow"] = "deny",
+        max_result: int = DEFAULT_MAX_RESULT,
+    ) -> None:
+        self.scope: Scope = _check_scope(scope)
+        self.ttl = parse_ttl(ttl)
+        if not isinstance(replay, bool):
+            raise TypeError(f"replay must be true or false, got {replay!r}")
+        self.replay = replay
+        if on_store_error not in ("deny", "allow"):
+            raise ValueError(f"on_store_error must be 'deny' or 'allow', got {on_store_error!r}")
+        self.on_store_error: Literal["deny", "allow"] = on_store_error
+        if isinstance(max_result, bool) or not isinstance(max_result, int) or max_result < 256:
+            raise ValueError(f"max_result must be an integer >= 256 (bytes), got {max_result!r}")
+        self.max_result = max_result
+        #: (tool, id(spec)) -> (spec kept alive so the id stays its own, plan)
+        self._plans: dict[tuple[str, int], tuple[Any, _Plan]] = {}
+
+    def __repr__(self) -> str:
+        return f"IdempotencyGuard(scope={self.scope!r}, ttl={self.ttl!r})"
+
+    def __call__(self, event: Any, ctx: Any) -> HookResult | None:
+        name = event.event_name
+        if name == "PreToolUse":
+            return self._pre(event, ctx)
+        if name == "PostToolUse":
+            self._finish(event, ctx, "completed", event.tool_response)
+        elif name == "PostToolUseFailure":
+            self._finish(event, ctx, "failed", event.error)
+        return None
+
+    # --- what is checked, and under which key -------------------------------------
+
+    def _plan(self, tool: str, definition: AgentDefinition) -> _Plan:
+        spec = definition.tools.get(tool)
+        cache_key = (tool, id(spec))
+        hit = self._plans.get(cache_key)
+        if hit is not None and hit[0] is spec:
+            return hit[1]
+        plan = self._make_plan(tool, spec, definition)
+        self._plans[cache_key] = (spec, plan)
+        return plan
+
+    def _make_plan(self, tool: str, spec: ToolSpec | None, definition: AgentDefinition) -> _Plan:
+        hints = (spec.annotations if spec is not None else None) or {}
+        config = spec.idempotency if spec is not None else None
+        where = f"tools.{tool}.idempotency"
+        key_paths = None
+        scope, ttl = self.scope, self.ttl
+        if config is not None:
+            unknown = sorted(set(config) - _TOOL_KEYS)
+            if unknown:
+                raise ValueError(f"{where}: unknown key {unknown[0]!r} (expected key, scope, ttl)")
+            if "key" in config:
+                key_paths = _key_paths(config["key"], f"{where}.key")
+            if "scope" in config:
+                scope = _check_scope(config["scope"], f"{where}.scope")
+            if "ttl" in config:
+                ttl = parse_ttl(config["ttl"], f"{where}.ttl")
+        arg = definition.arg_of(tool)
+        shell_field = arg[0] if arg is not None and arg[0] == "command" else None
+        # the precedence of the module docstring; "fallback" answers when the shell
+        # classifier is unavailable or the call has no command string
+        if hints.get("readOnlyHint") is True:
+            check: Literal["never", "always", "shell"] = "never"
+            fallback = False
+        else:
+            if config is not None:
+                fallback = True
+            elif hints.get("idempotentHint") is True:
+                fallback = False
+            elif spec is not None and spec.side_effects:
+                fallback = True
+            else:  # an MCP tool (annotations given, even empty) gets the MCP defaults
+                fallback = spec is not None and spec.annotations is not None
+            check = "shell" if shell_field else ("always" if fallback else "never")
+        return _Plan(check, fallback, key_paths, scope, ttl, shell_field)
+
+    def _checked(self, plan: _Plan, tool_input: dict[str, Any]) -> bool:
+        if plan.check != "shell":
+            return plan.check == "always"
+        command = tool_input.get(plan.shell_field or "command")
+        if not isinstance(command, str):
+            return plan.fallback
+        classify = _classifier()
+        if classify is None:
+            return plan.fallback
+        return bool(classify(command).side_effecting)
+
+    def _claim(self, plan: _Plan, event: Any, ctx: Any, now: float) -> _Claim:
+        tool_input: dict[str, Any] = event.tool_input or {}
+        payload_hash = canonical_hash(tool_input)  # first: its errors name paths in the input
+        fields: Any
+        declared = False
+        if plan.key_paths is not None:
+            picked = _pick(tool_input, plan.key_paths)
+            declared = picked is not None
+            fields = picked if picked is not None else tool_input
+        elif plan.shell_field is not None:
+            fields = {k: v for k, v in tool_input.items() if k not in SHELL_COSMETIC}
+        else:
+            fields = tool_input
+        session_id = event.session_id or ctx.session_id
+        material: dict[str, Any] = {"scope": plan.scope, "tool": event.tool_name, "key": fields}
+        if plan.scope != "global":
+            material["session"] = session_id
+        if plan.scope == "agent":
+            material["agent"] = event.agent_id or f"main:{ctx.definition.name}"
+        return _Claim(
+            key=canonical_hash(material),
+            scope=plan.scope,
+            session_id=session_id,
+            agent_id=event.agent_id,
+            tool_name=event.tool_name,
+            payload_hash=payload_hash,
+            tool_call_id=event.tool_use_id,
+            declared=declared,
+            now=now,
+            expires=None if plan.ttl is None else now + plan.ttl,
+            tool_input=tool_input,
+        )
+
+    # --- PreToolUse ------------------------------------------------------------------
+
+    def _pre(self, event: Any, ctx: Any) -> HookResult | None:
+        plan = self._plan(event.tool_name, ctx.definition)
+        if not self._checked(plan, event.tool_input or {}):
+            return None
+        claim = self._claim(plan, event, ctx, ctx.clock())
+        note: dict[str, Any] = {"key": claim.key, "scope": claim.scope}
+        try:
+            outcome = _store(ctx).claim(claim)
+        except (LedgerError, _sqlite_error()) as exc:
+            note["state"] = "unchecked"
+            note["error"] = str(exc)
+            if self.on_store_error == "allow":
+                return HookResult(annotations={"idempotency": note})
+            return HookResult(
+                "deny",
+                f"could not check whether this {event.tool_name} call already ran: the "
+                f"idempotency store cannot be written ({exc}); a side-effecting call that may "
+                "be a duplicate is not run",
+                "Retry later.",
+                annotations={"idempotency": note},
+            )
+        if outcome.verdict == "own":
+            note["state"] = "claimed"
+            pending = ctx.state.setdefault(_STATE_KEY, {})
+            if len(pending) >= _PENDING_LIMIT:
+                pending.clear()
+            if claim.tool_call_id is not None:
+                pending[claim.tool_call_id] = claim.key
+            return HookResult(annotations={"idempotency": note})
+        row = outcome.row
+        assert row is not None
+        note["state"] = outcome.verdict
+        note["tool_call_id"] = row.tool_call_id
+        when = f"{_ago(claim.now - row.created)} (at {_iso(row.created)})"
+        tool = event.tool_name
+        if outcome.verdict == "completed":
+            annotations: dict[str, Any] = {"idempotency": note}
+            if self.replay:
+                annotations["replay"] = {"output": _loads(row.result)}
+            return HookResult(
+                "deny",
+                f"duplicate call: {tool} already ran with the same {_what(claim)} "
+                f"{when}{_scope_words(claim.scope)}, so it was not run again. "
+                f"Its result: {_summary(row.result)}",
+                "Use that result instead of repeating the call.",
+                annotations=annotations,
+            )
+        if outcome.verdict == "conflict":
+            fields = ", ".join(p for p, _ in plan.key_paths or ())
+            return HookResult(
+                "deny",
+                f"idempotency conflict: this {tool} call has the same idempotency key "
+                f"({fields}) as the call {when}, but different arguments: "
+                f"{_diff(row.tool_input, claim.tool_input)}. It was not run",
+                f"For a different operation use a new {fields}; to repeat the earlier one, "
+                "send exactly its arguments.",
+                annotations={"idempotency": note},
+            )
+        return HookResult(
+            "deny",
+            f"{tool} with the same {_what(claim)} is already running (started {when}); retry later",
+            "Wait for the earlier call to finish and use its result instead of repeating it.",
+            annotations={"idempotency": note},
+        )
+
+    # --- PostToolUse / PostToolUseFailure -------------------------------------------------
+
+    def _finish(self, event: Any, ctx: Any, state: str, value: Any) -> None:
+        call_id = event.tool_use_id
+        pending = ctx.state.get(_STATE_KEY)
+        key = pending.pop(call_id, None) if pending and call_id is not None else None
+        exact = key is not None
+        if key is None:  # another process claimed it (a command hook), or nothing was claimed
+            plan = self._plan(event.tool_name, ctx.definition)
+            if not self._checked(plan, event.tool_input or {}):
+                return
+            try:
+                key = self._claim(plan, event, ctx, 0.0).key
+            except (TypeError, ValueError):
+                return
+        store = _store(ctx)
+        text = store.result_json(value, self.max_result)
+        try:
+            store.finish(key, call_id, state, text, ctx.clock(), exact)
+        except (LedgerError, _sqlite_error()):
+            pass  # the claim stays in progress: the ledger's tool_calls row tells its end
+
+
+# --- stores ------------------------------------------------------------------------------
+
+
+def _judge(row: _Row, c: _Claim) -> Verdict | Literal["reclaim"]:
+    if c.tool_call_id is not None and row.tool_call_id == c.tool_call_id:
+        return "own"  # the same call decided again
+    if row.expires is not None and row.expires <= c.now:
+        return "reclaim"
+    if row.state == "failed":
+        return "reclaim"
+    if c.declared and row.payload_hash != c.payload_hash:
+        return "conflict"
+    return "completed" if row.state == "completed" else "in_progress"
+
+
+class _MemoryStore:
+    """Claims of one Guard without a ledger: this process only."""
+
+    def __init__(self) -> None:
+        self._rows: dict[str, _Row] = {}
+        self._lock = threading.Lock()
+        from ..._redaction import DEFAULT_REDACTOR
+
+        self.redactor = DEFAULT_REDACTOR
+
+    def claim(self, c: _Claim) -> _Outcome:
+        with self._lock:
+            row = self._rows.get(c.key)
+            verdict = "reclaim" if row is None else _judge(row, c)
+            if verdict == "reclaim":
+                self._rows[c.key] = _Row(
+                    "in_progress",
+                    c.payload_hash,
+                    c.tool_call_id,
+                    c.session_id,
+                    None,
+                    c.now,
+                    c.expires,
+                    c.tool_input,
+                )
+                return _Outcome("own")
+            return _Outcome(verdict, row)
+
+    def finish(
+        self, key: str, call_id: str | None, state: str, result: str, now: float, exact: bool
+    ) -> None:
+        with self._lock:
+            row = self._rows.get(key)
+            if row is not None and row.state == "in_progress" and row.tool_call_id == call_id:
+                row.state = state
+                row.result = result
+
+    def result_json(self, value: Any, cap: int) -> str:
+        return _result_json(value, self.redactor, cap)
+
+
+_memory: weakref.WeakKeyDictionary[Any, _MemoryStore] = weakref.WeakKeyDictionary()
+_memory_lock = threading.Lock()
+
+_INSERT = (
+    "INSERT OR IGNORE INTO idempotency_keys (key, scope, session_id, agent_id, tool_name, "
+    "payload_hash, state, tool_call_id, result, created_at, updated_at, expires_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, 'in_progress', ?, NULL, ?, ?, ?)"
+)
+_SELECT = (
+    "SELECT state, payload_hash, tool_call_id, session_id, result, created_at, expires_at "
+    "FROM idempotency_keys WHERE key = ?"
+)
+_RECLAIM = (
+    "UPDATE idempotency_keys SET scope = ?, session_id = ?, agent_id = ?, tool_name = ?, "
+    "payload_hash = ?, state = 'in_progress', tool_call_id = ?, result = NULL, "
+    "created_at = ?, updated_at = ?, expires_at = ? WHERE key = ?"
+)
+#: expired claims count as absent: now and then a claim deletes a batch of them, so the
+#: table stays bounded without ``hookrails ledger prune`` (uses the expiry index)
+_SWEEP = (
+    "DELETE FROM idempotency_keys WHERE key IN (SELECT key FROM idempotency_keys "
+    f"WHERE expires_at < ? ORDER BY expires_at LIMIT {SWEEP_BATCH})"
+)
+_CALL = (
+    "SELECT status, tool_call_result, tool_call_arguments, pid FROM tool_calls "
+    "WHERE session_id = ? AND tool_call_id = ?"
+)
+
+
+class _LedgerStore:
+    """Claims in the ledger's ``idempotency_keys``, shared by every process on the file."""
+
+    __slots__ = ("ledger",)
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    def claim(self, c: _Claim) -> _Outcome:
+        now = _iso(c.now)
+        expires = None if c.expires is None else _iso(c.expires)
+        with self.ledger.write_transaction() as conn:
+            cur = conn.execute(
+                _INSERT,
+                (c.key, c.scope, c.session_id, c.agent_id, c.tool_name, c.payload_hash,
+                 c.tool_call_id, now, now, expires),
+            )  # fmt: skip
+            if cur.rowcount == 1:
+                if next(_claims) % SWEEP_EVERY == 0:
+                    conn.execute(_SWEEP, (now,))
+                return _Outcome("own")
+            found = conn.execute(_SELECT, (c.key,)).fetchone()
+            if found is None:  # cannot happen inside the transaction; be safe
+                raise LedgerError("idempotency claim vanished", path=self.ledger.path)
+            row = _Row(
+                found[0],
+                found[1],
+                found[2],
+                found[3],
+                found[4],
+                _epoch(found[5]),
+                None if found[6] is None else _epoch(found[6]),
+            )
+            verdict: Verdict | Literal["reclaim"]
+            call = None
+            if row.state == "in_progress" and row.tool_call_id != c.tool_call_id:
+                call = self._call(conn, row)
+                if call is not None and (call[0] in _ENDED or _orphaned(call)):
+                    verdict = "reclaim"  # denied after the claim, failed, interrupted, crashed
+                elif call is not None and call[0] == "ok":
+                    row.state, row.result = "completed", call[1]  # finished without our post
+                    conn.execute(
+                        "UPDATE idempotency_keys SET state = 'completed', result = ?, "
+                        "updated_at = ? WHERE key = ?",
+                        (row.result, now, c.key),
+                    )
+                    verdict = _judge(row, c)
+                else:
+                    verdict = _judge(row, c)
+            else:
+                verdict = _judge(row, c)
+            if verdict == "reclaim":
+                conn.execute(
+                    _RECLAIM,
+                    (c.scope, c.session_id, c.agent_id, c.tool_name, c.payload_hash,
+                     c.tool_call_id, now, now, expires, c.key),
+                )  # fmt: skip
+                return _Outcome("own")
+            if verdict == "conflict":
+                call = call or self._call(conn, row)
+                if call is not None and call[2]:
+                    row.tool_input = _loads(call[2])
+            return _Outcome(verdict, row)
+
+    @staticmethod
+    def _call(conn: sqlite3.Connection, row: _Row) -> tuple[Any, ...] | None:
+        if row.tool_call_id is None or row.session_id is None:
+            return None
+        found = conn.execute(_CALL, (row.session_id, row.tool_call_id)).fetchone()
+        return None if found is None else tuple(found)
+
+    def finish(
+        self, key: str, call_id: str | None, state: str, result: str, now: float, exact: bool
+    ) -> None:
+        at = _iso(now)
+        with self.ledger.write_transaction() as conn:
+            cur = conn.execute(
+                "UPDATE idempotency_keys SET state = ?, result = ?, updated_at = ? "
+                "WHERE key = ? AND tool_call_id IS ? AND state = 'in_progress'",
+                (state, result, at, key, call_id),
+            )
+            if cur.rowcount == 0 and not exact and call_id is not None:
+                # the key was recomputed from an input a later hook rewrote: find it by call
+                conn.execute(
+                    "UPDATE idempotency_keys SET state = ?, result = ?, updated_at = ? "
+                    "WHERE tool_call_id = ? AND state = 'in_progress'",
+                    (state, result, at, call_id),
+                )
+
+    def result_json(self, value: Any, cap: int) -> str:
+        return _result_json(value, self.ledger.redactor, cap)  # the user's patterns too
+
+
+def _orphaned(call: tuple[Any, ...]) -> bool:
+    """A pending call whose process (this machine) is gone: it will never finish."""
+    status, pid = call[0], call[3]
+    if status != "pending" or pid is None or pid == os.getpid():
+        return False
+    from ...ledger.sqlite import _alive
+
+    return not _alive(pid)
+
+
+def _store(ctx: Any) -> _LedgerStore | _MemoryStore:
+    guard = ctx.guard
+    ledger = guard.ledger
+    if ledger is not None:
+        return _LedgerStore(ledger)
+    store = _memory.get(guard)
+    if store is None:
+        with _memory_lock:
+            store = _memory.get(guard)
+            if store is None:
+                store = _memory[guard] = _MemoryStore()
+    return store
+
+
+def _sqlite_error() -> type[Exception]:
+    import sqlite3
+
+    return sqlite3.Error
+
+
+_classify: Any = None
+
+
+def _classifier() -> Any:
+    """``guardrails.builtins.shell.classify.classify``, imported on first need (None if absent)."""
+    global _classify
+    if _classify is None:
+        import importlib
+
+        try:  # written alongside; optional until it lands
+            _classify = importlib.import_module("guardrails.builtins.shell.classify").classify
+        except (ImportError, AttributeError):
+            return None
+    return _classify
+
+
+# --- key fields ----------------------------------------------------------------------------
+
+
+def _key_paths(value: Any, where: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if isinstance(value, str):
+        value = [value]
+    if (
+        not isinstance(value, list | tuple)
+        or not value
+        or not all(isinstance(p, str) and p.strip(".") for p in value)
+    ):
+        raise ValueError(f"{where} must be a non-empty list of field names, got {value!r}")
+    return tuple((p, tuple(p.split("."))) for p in value)
+
+
+_MISSING: Final = object()
+
+
+def _lookup(data: Any, path: str, parts: tuple[str, ...]) -> Any:
+    if isinstance(data, dict) and path in data:  # a field whose name holds a dot
+        return data[path]
+    for part in parts:
+        if isinstance(data, dict):
+            if part not in data:
+                return _MISSING
+            data = data[part]
+        elif isinstance(data, list | tuple) and part.isdigit() and int(part) < len(data):
+            data = data[int(part)]
+        else:
+            return _MISSING
+    return data
+
+
+def _pick(
+    tool_input: dict[str, Any], paths: tuple[tuple[str, tuple[str, ...]], ...]
+) -> dict[str, Any] | None:
+    """The declared key fields by path, or None when one is missing."""
+    out = {}
+    for path, parts in paths:
+        value = _lookup(tool_input, path, parts)
+        if value is _MISSING:
+            return None
+        out[path] = value
+    return out
+
+
+# --- results and wording ---------------------------------------------------------------------
+
+
+def _result_json(value: Any, redactor: Any, cap: int) -> str:
+    """JSON of ``value``, redacted, at most ``cap`` UTF-8 bytes (else a cut JSON string)."""
+    try:
+        raw = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError, RecursionError):
+        raw = json.dumps(repr(value), ensure_ascii=False)
+    if len(raw) > cap + _CUT_MARGIN:  # cut first: redacting a megabyte costs
+        return _cut(redactor.redact_text(raw[: cap + _CUT_MARGIN]), cap)
+    try:
+        text = json.dumps(
+            redactor.redact(value),
+            ensure_ascii=False,
+            allow_nan=False,
+            default=lambda o: redactor.redact_text(str(o)),
+        )
+    except (TypeError, ValueError, RecursionError):
+        text = json.dumps(redactor.redact_text(repr(value)), ensure_ascii=False)
+    if len(text) > cap // 4 and len(text.encode("utf-8", "surrogatepass")) > cap:
+        return _cut(text, cap)
+    return text
+
+
+def _cut(text: str, cap: int) -> str:
+    head = text.encode("utf-8", "surrogatepass")[:cap].decode("utf-8", "ignore")
+    return json.dumps(head + "…[truncated]", ensure_ascii=False)
+
+
+def _loads(text: str | None) -> Any:
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _summary(result: str | None) -> str:
+    if result is None:
+        return "(none stored)"
+    value = _loads(result)
+    text = value if isinstance(value, str) else result
+    text = " ".join(text.split())
+    if not text:
+        return "(empty)"
+    return text if len(text) <= SUMMARY_CHARS else text[:SUMMARY_CHARS] + "…"
+
+
+def _diff(before: dict[str, Any] | None, after: dict[str, Any]) -> str:
+    if not isinstance(before, dict):
+        return "they differ from the earlier call's"
+    parts = []
+    for name in sorted(set(before) | set(after), key=str):
+        old, new = before.get(name, _MISSING), after.get(name, _MISSING)
+        if _same(old, new):
+            continue
+        parts.append(f"{name} was {_short(old)}, now {_short(new)}")
+    return "; ".join(parts) if parts else "they differ from the earlier call's"
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is _MISSING or b is _MISSING:
+        return a is b
+    try:
+        return canonical_json(a) == canonical_json(b)
+    except (TypeError, ValueError):
+        return bool(a == b)
+
+
+def _short(value: Any) -> str:
+    if value is _MISSING:
+        return "absent"
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:60] + "…"
+
+
+def _what(c: _Claim) -> str:
+    return "idempotency key" if c.declared else "arguments"
+
+
+def _scope_words(scope: str) -> str:
+    return {"session": " in this session", "agent": " in this agent", "global": ""}[scope]
+
+
+def _ago(seconds: float) -> str:
+    s = max(0, int(seconds))
+    if s < 60:
+        return "just now" if s < 1 else f"{s} second{'s' if s != 1 else ''} ago"
+    m = s // 60
+    if m < 120:
+        return f"{m} minute{'s' if m != 1 else ''} ago"
+    h = m // 60
+    if h < 48:
+        return f"{h} hours ago"
+    return f"{h // 24} days ago"
+
+
+def _iso(t: float) -> str:
+    """UTC ISO-8601 with milliseconds, the ledger's format (sorts as text)."""
+    ms = int(t * 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
+
+
+def _epoch(iso: str) -> float:
+    seconds = calendar.timegm(time.strptime(iso[:19], "%Y-%m-%dT%H:%M:%S"))
+    frac = iso[20:23] if len(iso) > 22 and iso[19] == "." else "0"
+    return seconds + int(frac) / 1000
+
+
+idempotency_guard = IdempotencyGuard()

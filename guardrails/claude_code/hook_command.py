@@ -1,0 +1,444 @@
+"""``hookrails hook``: answer one Claude Code hook event by the command protocol.
+
+Claude Code writes the event's JSON to stdin and reads the exit code:
+
+* exit 0: stdout is the merged :class:`~guardrails.Decision` as Claude hook JSON
+  (``Decision.to_claude()``; a deny or a block is in that JSON);
+* exit 2 with one line on stderr: the event could not be decided and fails
+  closed (PreToolUse: the tool does not run; UserPromptSubmit: the prompt is
+  erased; Stop and SubagentStop: the agent keeps going);
+* exit 1 with one line on stderr: the event could not be decided and fails
+  open (Claude shows the line and goes ahead).
+
+What "could not be decided" covers: unreadable stdin, an event hookrails does
+not handle, a missing or invalid definition, a hook module that fails to
+import, a crash anywhere (a hook's ``SystemExit`` included), and no answer
+within the definition's ``event_budget`` (a watchdog answers instead). How it
+fails: PreToolUse always closed, so a crash never lets a tool run; any other
+event closed when one of its matchers has ``on_failure: block`` (the default
+for UserPromptSubmit), open when all of them continue, and by the DESIGN
+default when its matchers cannot be read. When stdin cannot be read, the event
+is the ``--event`` the installer wrote into the command, and unknown without
+it: then it fails closed, since it may be a PreToolUse. An event name that is
+not one of hookrails' (say ``Notification``) fails open: no definition can bind
+it. A hook that fails inside a readable definition is the Guard's business as
+everywhere else: its matcher's ``on_failure`` shapes the decision.
+
+Start-up cost is the point of this module's shape: the console entry calls
+:func:`main` without importing click, the definition comes from the compiled
+cache (``_defcache``, no PyYAML or pydantic), only the event's hooks are
+imported, and the ledger opens with stdlib ``sqlite3`` when its file is at the
+current schema.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from ..errors import describe, one_line
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..definition.model import AgentDefinition
+    from ..events import Event
+    from ..ledger.sqlite import Ledger
+
+__all__ = ["USAGE", "HookOptions", "main", "parse_args", "run"]
+
+USAGE = (
+    "usage: hookrails hook --config FILE [--event NAME] [--ledger FILE | --no-ledger] < event.json"
+)
+
+
+class HookOptions:
+    """The command line of ``hookrails hook``."""
+
+    __slots__ = ("config", "event", "ledger", "no_ledger")
+
+    def __init__(
+        self,
+        config: str | None = None,
+        *,
+        event: str | None = None,
+        ledger: str | None = None,
+        no_ledger: bool = False,
+    ) -> None:
+        self.config = config
+        self.event = event
+        self.ledger = ledger
+        self.no_ledger = no_ledger
+
+
+class _Undecided(Exception):
+    """The event cannot be decided; ``message`` says why, in one line."""
+
+    def __init__(self, message: str, *, unknown_event: bool = False) -> None:
+        super().__init__(message)
+        self.unknown_event = unknown_event
+
+
+class _State:
+    """What is known so far, for the failure policy (filled as the run goes)."""
+
+    __slots__ = ("definition", "event", "options", "payload")
+
+    def __init__(self, options: HookOptions) -> None:
+        self.options = options
+        self.event: str | None = None  # canonical event name
+        self.payload: Event | None = None
+        self.definition: AgentDefinition | None = None
+
+
+def parse_args(argv: list[str]) -> HookOptions:
+    """Read ``--config``, ``--event``, ``--ledger`` and ``--no-ledger`` (no argparse: it
+    costs a hook process milliseconds). Raises ``ValueError`` with the usage problem."""
+    opts = HookOptions()
+    it = iter(argv)
+    for arg in it:
+        name, eq, value = arg.partition("=")
+        if name in ("--config", "-c", "--event", "-e", "--ledger", "-l"):
+            if not eq:
+                value = next(it, "")
+            if not value:
+                raise ValueError(f"{name} needs a value")
+            if name in ("--config", "-c"):
+                opts.config = value
+            elif name in ("--event", "-e"):
+                opts.event = value
+            else:
+                opts.ledger = value
+        elif arg == "--no-ledger":
+            opts.no_ledger = True
+        else:
+            raise ValueError(f"unexpected argument {arg!r}")
+    if opts.config is None:
+        raise ValueError("--config is required")
+    if opts.ledger and opts.no_ledger:
+        raise ValueError("--ledger and --no-ledger exclude each other")
+    return opts
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Decide the event on stdin; print the answer; return the exit code. Never raises."""
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        options = parse_args(args)
+    except ValueError as exc:  # still read stdin: the event decides how this fails
+        return _run(HookOptions(event=_event_arg(args)), None, f"{exc} ({USAGE})")
+    return _run(options, None, None)
+
+
+def _event_arg(argv: list[str]) -> str | None:
+    """``--event`` from a command line that did not parse, for the failure policy."""
+    for i, arg in enumerate(argv):
+        name, eq, value = arg.partition("=")
+        if name in ("--event", "-e"):
+            return value if eq else (argv[i + 1] if i + 1 < len(argv) else None)
+    return None
+
+
+def run(options: HookOptions, stdin: bytes | None = None) -> int:
+    """Decide one event (``stdin``: the payload, else read from ``sys.stdin``); print the
+    answer and return the exit code. Never raises: a crash fails by the policy."""
+    return _run(options, stdin, None)
+
+
+def _run(options: HookOptions, stdin: bytes | None, problem: str | None) -> int:
+    state = _State(options)
+    held = _hold_stdout()
+    try:
+        answer = _decide(state, stdin, problem)
+    except _Undecided as exc:
+        answer = _failure(state, str(exc), unknown_event=exc.unknown_event)
+    except BaseException as exc:  # a crash, a hook's SystemExit, Ctrl-C: never an allow
+        answer = _failure(state, f"hookrails crashed: {describe(exc)}")
+    _release_stdout(held)
+    return _answer(*answer)
+
+
+def _hold_stdout() -> tuple[Any, int | None]:
+    """Until the answer, what hooks print (``print``, a shell's ``echo``) goes to stderr:
+    Claude reads stdout as JSON only when it is nothing else, and a garbled deny allows."""
+    real = sys.stdout
+    saved: int | None = None
+    try:
+        real.flush()
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    except (OSError, ValueError, AttributeError):  # no fd 1 to speak of: Python level only
+        if saved is not None:
+            os.close(saved)
+        saved = None
+    sys.stdout = sys.stderr
+    return real, saved
+
+
+def _release_stdout(held: tuple[Any, int | None]) -> None:
+    real, saved = held
+    try:  # not contextlib.suppress: contextlib costs a hook process half a millisecond
+        sys.stderr.flush()
+        real.flush()  # what a hook wrote to sys.__stdout__ belongs to stderr too
+    except (OSError, ValueError):
+        pass
+    if saved is not None:
+        try:
+            os.dup2(saved, 1)
+            os.close(saved)
+        except OSError:
+            pass
+    sys.stdout = real
+
+
+# --- deciding -------------------------------------------------------------------------
+
+
+def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[int, str, str]:
+    """The answer for a decided event; raises ``_Undecided`` (or anything, on a crash)."""
+    from ..events import known_event_name
+
+    options = state.options
+    if options.event:
+        state.event = known_event_name(options.event)
+    raw = sys.stdin.buffer.read() if stdin is None else stdin
+    if problem is not None:  # a bad command line: the payload only tells which event failed
+        import contextlib
+
+        with contextlib.suppress(_Undecided):
+            _payload(raw, state)
+        raise _Undecided(problem)
+    payload = _payload(raw, state)
+    from ..errors import DefinitionError, EventError
+    from ..events import Event
+
+    try:
+        event = Event.from_claude(payload)
+    except EventError as exc:
+        from .failure_policy import salvage_event
+
+        assert state.event is not None
+        state.payload = salvage_event(payload, state.event)  # so the failure is recorded
+        raise _Undecided(f"invalid {payload['hook_event_name']} hook input: {exc}") from None
+    state.payload = event
+    assert options.config is not None
+    try:
+        from ..definition.cache import load_definition
+
+        definition = load_definition(options.config, (state.event,) if state.event else None)
+    except DefinitionError as exc:
+        raise _Undecided(f"cannot load the definition: {exc}") from None
+    state.definition = definition
+    from .failure_policy import deadline, encode
+
+    assert state.event is not None
+    watchdog = _watchdog(state, deadline(definition, state.event))
+    ledger = _ledger(options, definition)
+    from ..dispatch.guard import Guard
+
+    guard = Guard(definition, ledger=ledger if ledger is not None else False)
+    decision = guard.emit_sync(event)  # recorded in the ledger too
+    watchdog.release()  # cancels it
+    try:
+        out = encode(decision.to_claude())  # strict: Claude would drop NaN or a repr
+    except ValueError as exc:
+        raise _Undecided(f"the hooks' answer is not valid JSON: {exc}") from None
+    fallback = ""  # when stdout cannot take the answer, a refusal still refuses
+    if decision.denied or decision.blocked or decision.halted:
+        fallback = decision.reason or "blocked by hookrails"
+    if ledger is not None:
+        ledger.close()
+    return 0, out, fallback
+
+
+def _payload(raw: bytes, state: _State) -> dict[str, Any]:
+    """The stdin JSON object with a known ``hook_event_name`` (``state.event`` set)."""
+    try:
+        payload = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise _Undecided(f"stdin is not a JSON hook event ({describe(exc)})") from None
+    if not isinstance(payload, dict):
+        raise _Undecided(f"stdin is not a JSON object (got {type(payload).__name__})")
+    name = payload.get("hook_event_name")
+    if name is None and state.options.event:
+        name = payload["hook_event_name"] = state.options.event
+    if not isinstance(name, str):
+        raise _Undecided("stdin has no hook_event_name")
+    from ..events import known_event_name
+
+    event = known_event_name(name)
+    expected = known_event_name(state.options.event) if state.options.event else None
+    if expected is not None and event != expected:  # decided by --event's policy, not stdin's
+        raise _Undecided(
+            f"stdin's hook_event_name {name!r} does not match --event {state.options.event}"
+        )
+    if event is None:
+        from ..events import EVENT_NAMES
+
+        raise _Undecided(
+            f"event {name!r} is not one hookrails handles ({', '.join(EVENT_NAMES)} or Stop); "
+            "remove it from the hooks in settings.json",
+            unknown_event=True,
+        )
+    state.event = event
+    return payload
+
+
+def _ledger(options: HookOptions, definition: AgentDefinition) -> Ledger | None:
+    """The ledger to record into: ``--ledger`` > ``$HOOKRAILS_LEDGER`` > the definition's
+    ``ledger:`` > ``.hookrails/ledger.db``; none with ``--no-ledger``. One that cannot be
+    opened is reported on stderr and the event is still decided."""
+    if options.no_ledger:
+        return None
+    from ..ledger.sqlite import Ledger
+
+    try:
+        return Ledger(options.ledger, definition=definition)
+    except Exception as exc:
+        _stderr(f"hookrails: the ledger is not recording this event: {describe(exc)}")
+        return None
+
+
+# --- failing ---------------------------------------------------------------------------
+
+
+def _failure(state: _State, message: str, *, unknown_event: bool = False) -> tuple[int, str, str]:
+    """The answer for an undecidable event: exit 2 (closed) or 1 (open), one stderr line."""
+    from .failure_policy import verdict
+
+    closed = not unknown_event and _fails_closed(state)
+    line = one_line(f"hookrails: {message}; {verdict(state.event, closed)}")
+    if not unknown_event:
+        _record_failure(state, line, closed)
+    return (2 if closed else 1), "", line
+
+
+def _fails_closed(state: _State) -> bool:
+    """The shared policy (``_policy``), from the loaded definition, else from the file read
+    as plain data (it may be invalid); an event not known at all fails closed."""
+    from .failure_policy import fails_closed, fails_closed_with
+
+    event = state.event
+    if event is None or event == "PreToolUse" or state.definition is not None:
+        return fails_closed(state.definition, event, unknown=True)
+    try:
+        values = _declared_on_failures(state.options.config, event)
+    except Exception:  # the policy of last resort: the event's default
+        values = []
+    return fails_closed_with(event, values)
+
+
+def _declared_on_failures(config: str | None, event: str) -> list[str | None]:
+    """Each matcher's declared ``on_failure`` for ``event`` in the file read as plain data."""
+    data = _plain_data(config)
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    if not isinstance(hooks, dict):
+        return []
+    names = ("AgentStop", "Stop") if event == "AgentStop" else (event,)
+    out: list[str | None] = []
+    for name in names:
+        matchers = hooks.get(name)
+        for m in matchers if isinstance(matchers, list) else []:
+            value = m.get("on_failure") if isinstance(m, dict) else None
+            out.append(value if value in ("block", "continue") else None)
+    return out
+
+
+def _plain_data(config: str | None) -> Any:
+    """The definition file parsed without validation (best effort, for the policy: only
+    reached when the definition did not load, so the loader's imports cost nothing)."""
+    if not config:
+        return None
+    from pathlib import Path
+
+    from ..definition.file_format import parse_file
+
+    return parse_file(Path(config))[0]
+
+
+def _record_failure(state: _State, line: str, closed: bool) -> None:
+    """Best effort: put the failed event in the ledger (when the payload was read), so a
+    broken setup shows in ``hookrails ledger tail``, not only on Claude's screen."""
+    event = state.payload
+    options = state.options
+    if event is None or options.no_ledger:
+        return
+    try:
+        from ..definition.model import AgentDefinition
+        from ..dispatch.guard import Guard
+        from ..ledger.sqlite import Ledger
+        from .failure_policy import record_undecided
+
+        definition = state.definition or AgentDefinition(name="hookrails")
+        with Ledger(_failure_ledger(state), definition=state.definition) as ledger:
+            record_undecided(ledger, Guard(definition, ledger=False), event, line, closed)
+    except BaseException:  # the answer matters more than its record
+        pass
+
+
+def _failure_ledger(state: _State) -> str | None:
+    """``--ledger``; else, when the definition did not load and ``$HOOKRAILS_LEDGER`` is
+    unset, the file's ``ledger:`` key read as plain data; else ``None`` (the usual order)."""
+    options = state.options
+    if options.ledger or state.definition is not None or os.environ.get("HOOKRAILS_LEDGER"):
+        return options.ledger
+    try:
+        data = _plain_data(options.config)
+    except Exception:
+        return None
+    ledger = data.get("ledger") if isinstance(data, dict) else None
+    if not isinstance(ledger, str) or not ledger or options.config is None:
+        return None
+    return os.path.join(os.path.dirname(os.path.abspath(options.config)), ledger)
+
+
+def _watchdog(state: _State, limit: float) -> Any:
+    """Answer for a hook that never returns: at the event's deadline (``_policy.deadline``),
+    fail by the policy and exit, before Claude's own timeout could let the action through. Returns
+    a held lock: releasing it cancels the watchdog. A bare ``_thread`` thread (daemonic,
+    as ``threading.Timer`` was made): ``threading`` costs a hook process 0.7 ms."""
+    import _thread
+
+    cancelled = _thread.allocate_lock()
+    cancelled.acquire()
+
+    def watch() -> None:
+        if cancelled.acquire(timeout=limit):
+            return  # the decision came first
+        code, _, line = _failure(state, f"no decision within {limit:g}s (the event's deadline)")
+        try:
+            os.write(2, (line + "\n").encode("utf-8", "replace"))
+        finally:
+            os._exit(code)
+
+    _thread.start_new_thread(watch, ())
+    return cancelled
+
+
+# --- output ----------------------------------------------------------------------------
+
+
+def _answer(code: int, out: str, err: str) -> int:
+    """Print the answer. For exit 0, ``err`` is the refusal to fall back on (exit 2) when
+    stdout cannot be written; otherwise it is the one stderr line."""
+    if code == 0:
+        try:
+            sys.stdout.write(out + "\n")
+            sys.stdout.flush()
+            return 0
+        except (OSError, ValueError):
+            if not err:
+                return 0
+            code, err = 2, one_line(f"hookrails: {err}")
+    _stderr(err)
+    return code
+
+
+def _stderr(line: str) -> None:
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass

@@ -1,0 +1,577 @@
+"""What ``hookrails serve`` answers, apart from HTTP: one warm Guard deciding hook events.
+
+Claude Code takes an error status from an http hook as a *non-blocking* error
+and lets the action go ahead, so the hook route always answers 200 and what
+goes wrong must be in the answer: a body that cannot be read, an event that
+cannot be decided, a crash or a missed deadline fails by the event's failure
+policy (a PreToolUse is denied). The policy, each event's deadline and the
+failure JSON are ``_policy``'s, shared with ``hookrails hook``, ``claude
+install`` and the claude-agent-sdk dispatcher.
+
+The ledger tells the same story as Claude's answer. An undecided event that was
+read is recorded as the refusal (or the continue) Claude was given, an invalid
+PreToolUse too (from its well-typed fields). A decision that misses its deadline
+is not recorded when it finally arrives: the refusal is, and the call never ran.
+
+Threads. Decisions run on a few daemon worker threads so every answer has a
+deadline (a hung hook cannot keep Claude waiting until its own timeout, which
+would fail open). The Guard is shared, but its per-session state is not safe to
+mutate from two threads at once (``Guard._sessions`` is get-then-set, and a
+session's stop-block counts, turn budget, halt flag and ``ctx.state`` are
+read-modify-write), so events of one session run one at a time under that
+session's lock; sessions run side by side. The ledger serialises its own writes
+(one connection behind a lock) and its reader has a lock of its own.
+
+No sockets here: bytes in, plain data out (a status and a JSON-able body; the
+hook route's answer already encoded), so ``_serve`` only guards the door and
+writes, and what is decided can be read without HTTP in the way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any, Final
+
+from ..definition.model import DEFAULT_ON_FAILURE
+from ..errors import EventError, GuardrailsError, ServeError, describe, one_line
+from ..events import EVENT_NAMES, Event, event_class, known_event_name
+from . import failure_policy as _policy
+from .failure_policy import encode_bytes
+
+if TYPE_CHECKING:
+    from ..dispatch.guard import Guard, Session
+    from ..results import Decision
+
+__all__ = ["MAX_BODY", "ServeApp"]
+
+_log = logging.getLogger("guardrails.serve")
+
+#: a bigger request body is refused (a Write of a large file is the usual big hook input)
+MAX_BODY: Final = 8 * 1024 * 1024
+_REASON_CAP: Final = 1000
+_EXPLAIN_FIELDS: Final = {
+    "event": "event_name",
+    "tool_name": "tool_name",
+    "tool_input": "tool_input",
+    "tool_response": "response",
+    "error": "error_text",
+    "prompt": "prompt",
+    "last_assistant_message": "message",
+    "agent_type": "agent_type",
+    "agent_id": "agent_id",
+    "cwd": "cwd",
+    "tenant": "tenant",
+    "payload": "payload",
+}
+_STATS_SQL: Final = {
+    "calls_by_status": (
+        "SELECT status, count(*) AS calls FROM tool_calls GROUP BY status ORDER BY calls DESC"
+    ),
+    "tools": (
+        "SELECT tool_name, calls, ok, denials, errors, interrupted, p50_ms, p95_ms, avg_ms, "
+        "last_called_at FROM tool_stats LIMIT :limit"
+    ),
+    "denials_by_hook": (
+        "SELECT hook, matcher, hook_outcome, count(*) AS denials, max(started_at) AS last_at "
+        "FROM denials GROUP BY hook, matcher, hook_outcome ORDER BY denials DESC, hook "
+        "LIMIT :limit"
+    ),
+    "events": (
+        "SELECT event, decision, count(*) AS count FROM events GROUP BY event, decision "
+        "ORDER BY event, decision"
+    ),
+    "recent_sessions": "SELECT * FROM session_summary LIMIT :limit",
+    "slow_hooks": "SELECT * FROM slow_hooks LIMIT :limit",
+}
+
+
+class _Late(Exception):
+    """No decision within the deadline (hooks still running, or the session busy)."""
+
+
+class _Ticket:
+    """One hook request's event, between the worker deciding it and the request waiting.
+
+    Past the deadline the request abandons it, answers by the failure policy and
+    records that refusal; the decision the worker reaches later is then not
+    recorded (Claude was told deny: the call never runs). A decision the worker
+    started recording before that is the answer, late or not.
+    """
+
+    __slots__ = ("abandoned", "decision", "event", "lock")
+
+    def __init__(self, event: Event) -> None:
+        self.event = event
+        self.lock = threading.Lock()
+        self.decision: Decision | None = None
+        self.abandoned = False
+
+
+class _Workers:
+    """Daemon threads taking calls from one queue.
+
+    Not ``ThreadPoolExecutor``: it joins its threads at interpreter exit, so a hook
+    that never returns would keep the server from stopping. No thread is started
+    per call either.
+    """
+
+    def __init__(self, count: int) -> None:
+        self._queue: queue.SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple[Any, ...]]] = (
+            queue.SimpleQueue()
+        )
+        self._threads = [
+            threading.Thread(target=self._loop, name=f"hookrails-serve-{i}", daemon=True)
+            for i in range(count)
+        ]
+        for t in self._threads:
+            t.start()
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        self._queue.put((future, fn, args))
+        return future
+
+    def _loop(self) -> None:
+        while True:
+            future, fn, args = self._queue.get()
+            if fn is _stop:
+                return
+            if not future.set_running_or_notify_cancel():
+                continue  # the request gave up waiting: do not decide it late
+            try:
+                future.set_result(fn(*args))
+            except BaseException as exc:  # a hook's SystemExit too: the request answers it
+                future.set_exception(exc)
+
+    def close(self) -> None:
+        for _ in self._threads:
+            self._queue.put((Future(), _stop, ()))
+
+
+def _stop() -> None:  # pragma: no cover - a marker, never called
+    return None
+
+
+class _Slot:
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.users = 0
+
+
+class _SessionLocks:
+    """One lock per session with a request in flight.
+
+    A session's events run one at a time (they share its state); different
+    sessions run side by side. A slot lives while some request holds or waits
+    for it, so the table is as small as the traffic.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._slots: dict[str, _Slot] = {}
+
+    @contextlib.contextmanager
+    def hold(self, key: str, timeout: float) -> Iterator[bool]:
+        with self._lock:
+            slot = self._slots.get(key)
+            if slot is None:
+                slot = self._slots[key] = _Slot()
+            slot.users += 1
+        acquired = slot.lock.acquire(timeout=max(timeout, 0.0))
+        try:
+            yield acquired
+        finally:
+            if acquired:
+                slot.lock.release()
+            with self._lock:
+                slot.users -= 1
+                if slot.users == 0:
+                    del self._slots[key]
+
+
+def _one_line(text: str) -> str:
+    """A reason for Claude: one line, capped."""
+    text = one_line(text)
+    return text if len(text) <= _REASON_CAP else text[: _REASON_CAP - 1] + "…"
+
+
+class ServeApp:
+    """What the routes answer, apart from HTTP: decisions, bindings, stats, dry runs.
+
+    ``deadline``: seconds a hook request may take before it is answered by the
+    event's failure policy, for every event (default: each event's
+    ``_policy.deadline``, plus the approval timeout on PreToolUse when the Guard
+    has an approver). ``token``: ``None`` for no auth; an empty one is refused.
+
+    While it runs, the Guard's ledger records through this app (its ``record`` is
+    wrapped until :meth:`close`), so a decision that arrives after its deadline
+    is dropped in favour of the refusal Claude was given.
+    """
+
+    def __init__(
+        self,
+        guard: Guard,
+        *,
+        token: str | None = None,
+        max_body: int = MAX_BODY,
+        deadline: float | None = None,
+        workers: int = 16,
+    ) -> None:
+        if token is not None and not token:
+            raise ServeError("the token is empty: give a token, or none to serve without auth")
+        self.guard = guard
+        self.definition = d = guard.definition
+        self.max_body = max_body
+        self._token = hashlib.sha256(token.encode()).digest() if token is not None else None
+        approval = guard.approval_timeout if guard.approver is not None else 0.0
+        self.deadlines: dict[str, float] = {
+            name: deadline
+            if deadline is not None
+            else _policy.deadline(d, name) + (approval if name == "PreToolUse" else 0.0)
+            for name in EVENT_NAMES
+        }
+        #: the longest deadline (the dry-run route's, and what /v1/health shows)
+        self.deadline = max(self.deadlines.values())
+        self.closed: dict[str, bool] = {name: _policy.fails_closed(d, name) for name in EVENT_NAMES}
+        self._tickets: dict[int, _Ticket] = {}
+        self._tickets_lock = threading.Lock()
+        ledger = guard.ledger
+        self._record: Callable[..., None] | None = None if ledger is None else ledger.record
+        if ledger is not None:
+            ledger.record = self._gated_record  # type: ignore[method-assign]
+        self.started = time.time()
+        self._locks = _SessionLocks()
+        self._workers = _Workers(workers)
+        self._count_lock = threading.Condition()
+        self.counts: dict[str, int] = {"requests": 0, "hook_calls": 0, "failures": 0}
+        self._in_flight = 0
+        self._closed = False
+
+    @property
+    def token_required(self) -> bool:
+        return self._token is not None
+
+    def close(self, grace: float = 5.0) -> None:
+        """Let requests in flight finish (up to ``grace`` seconds), then stop the workers."""
+        if self._closed:
+            return
+        self._closed = True
+        with self._count_lock:
+            self._count_lock.wait_for(lambda: self._in_flight == 0, timeout=grace)
+        self._workers.close()
+        ledger = self.guard.ledger
+        with self._tickets_lock:
+            idle = not self._tickets
+        if ledger is not None and idle and vars(ledger).get("record") == self._gated_record:
+            del ledger.record  # the Ledger's own method again (a hung hook keeps the gate)
+
+    def count(self, key: str) -> None:
+        with self._count_lock:
+            self.counts[key] = self.counts.get(key, 0) + 1
+
+    def enter(self) -> None:
+        with self._count_lock:
+            self.counts["requests"] += 1
+            self._in_flight += 1
+
+    def leave(self) -> None:
+        with self._count_lock:
+            self._in_flight -= 1
+            if self._in_flight == 0:
+                self._count_lock.notify_all()
+
+    def authorized(self, header: str | None) -> bool:
+        """Bearer token check in constant time (digests, so the length does not show)."""
+        if self._token is None:
+            return True
+        scheme, _, given = (header or "").strip().partition(" ")
+        digest = hashlib.sha256(given.strip().encode("utf-8", "surrogateescape")).digest()
+        return hmac.compare_digest(digest, self._token) and scheme.lower() == "bearer"
+
+    # --- POST /v1/claude/hook -------------------------------------------------------
+
+    def hook_answer(self, body: bytes, hint: str | None = None) -> bytes:
+        """The hook output (JSON bytes) for one Claude hook input.
+
+        Never raises: whatever goes wrong becomes the event's failure answer.
+        ``hint`` (the route's ``?event=`` query, like ``hookrails hook --event``)
+        names the event when the body cannot be read; it is ignored otherwise.
+        """
+        self.count("hook_calls")
+        try:
+            payload = json.loads(body)
+        except (ValueError, RecursionError) as exc:
+            reason = f"the hook input is not JSON ({describe(exc)})"
+            return encode_bytes(self.failure(known_event_name(hint), reason))
+        raw_name = payload.get("hook_event_name") if isinstance(payload, dict) else None
+        if not isinstance(payload, dict) or not isinstance(raw_name, str):
+            what = "has no hook_event_name" if isinstance(payload, dict) else "is not an object"
+            return encode_bytes(self.failure(known_event_name(hint), f"the hook input {what}"))
+        name = known_event_name(raw_name)
+        if name is None:
+            return encode_bytes(self.unhandled(raw_name))
+        try:
+            event = Event.from_claude(payload)
+        except EventError as exc:
+            reason = f"invalid {raw_name} hook input: {exc}"
+            salvaged = _policy.salvage_event(payload, name)
+            return encode_bytes(self.failure(name, reason, event=salvaged))
+        try:
+            # an answer that is not strict JSON (a NaN rewrite) fails too, never an allow
+            return encode_bytes(self._decide(event).to_claude())
+        except _Late as exc:
+            return encode_bytes(self.failure(name, str(exc), event=event))
+        except BaseException as exc:  # a crash (a hook's SystemExit included) never allows
+            _log.exception("hookrails serve: deciding %s failed", name)
+            reason = f"deciding the event failed ({describe(exc)})"
+            return encode_bytes(self.failure(name, reason, event=event))
+
+    def failure(
+        self, event_name: str | None, reason: str, *, event: Event | None = None
+    ) -> dict[str, Any]:
+        """The answer when an event could not be decided: its failure policy.
+
+        PreToolUse is always denied. Other events follow their matchers'
+        ``on_failure`` (block if any of them blocks). When the event is not
+        known (the body cannot be read), the answer is a top-level block, which
+        Claude Code applies to every event, a PreToolUse included (as a deny).
+        ``event`` (when the input was read): the answer is recorded in the ledger.
+        """
+        self.count("failures")
+        # an unknown event may be a PreToolUse: closed
+        closed = True if event_name is None else self.closed.get(event_name, False)
+        line = _one_line(f"hookrails serve: {reason}; {_policy.verdict(event_name, closed)}")
+        _log.warning("%s", line)
+        if event is not None and self._record is not None:
+            try:
+                session = _policy.undecided_session(self.guard, event)
+                decision = _policy.failure_decision(event, line, closed)
+                self._record(decision, session, self.guard.clock())
+            except Exception:  # the answer matters more than its record
+                _log.exception("hookrails serve: could not record the undecided %s", event_name)
+        return _policy.undecided_output(event_name, line, closed)
+
+    def unhandled(self, raw_name: str) -> dict[str, Any]:
+        """An event this server does not handle: nothing in a definition can bind it, so
+        it is not a PreToolUse and no policy blocks it; the user is told."""
+        self.count("failures")
+        message = _one_line(
+            f"hookrails serve: event {raw_name!r} is not handled here (it handles "
+            f"{', '.join(EVENT_NAMES)} and Stop); remove it from the http hooks in settings.json"
+        )
+        _log.warning("%s", message)
+        return {"systemMessage": message}
+
+    def _decide(self, event: Event) -> Decision:
+        limit = self.deadlines.get(event.event_name, self.deadline)
+        ticket = _Ticket(event)
+        with self._tickets_lock:
+            self._tickets[id(event)] = ticket
+        future = self._workers.submit(self._emit, ticket, time.monotonic() + limit, limit)
+        try:
+            decision: Decision = future.result(timeout=limit)
+        except TimeoutError:
+            if future.cancel():  # never started: nobody else will forget the ticket
+                self._forget(ticket)
+            with ticket.lock:
+                recorded = ticket.decision
+                ticket.abandoned = recorded is None
+            if recorded is not None:  # it was being recorded as the deadline passed
+                return recorded
+            raise _Late(f"no decision within {limit:g}s (a hook is still running)") from None
+        return decision
+
+    def _emit(self, ticket: _Ticket, deadline_at: float, limit: float) -> Decision:
+        try:
+            event = ticket.event
+            with self._locks.hold(event.session_id, deadline_at - time.monotonic()) as held:
+                if not held or time.monotonic() >= deadline_at:
+                    raise _Late(
+                        f"no decision within {limit:g}s (the session's earlier event is "
+                        "still being decided)"
+                    )
+                return self.guard.emit_sync(event)
+        finally:
+            self._forget(ticket)
+
+    def _forget(self, ticket: _Ticket) -> None:
+        with self._tickets_lock:
+            if self._tickets.get(id(ticket.event)) is ticket:
+                del self._tickets[id(ticket.event)]
+
+    def _gated_record(
+        self, decision: Decision, session: Session, now: float, **kwargs: Any
+    ) -> None:
+        """The ledger's ``record`` while serving: a decision for an abandoned request (past
+        its deadline, already answered and recorded as a refusal) is dropped."""
+        with self._tickets_lock:
+            ticket = self._tickets.get(id(decision.event))
+        if ticket is not None and ticket.event is decision.event:
+            with ticket.lock:
+                if ticket.abandoned:
+                    _log.warning(
+                        "hookrails serve: %s decided after its deadline; not recorded (the "
+                        "refusal Claude was given is)",
+                        decision.event_name,
+                    )
+                    return
+                ticket.decision = decision
+        assert self._record is not None
+        self._record(decision, session, now, **kwargs)
+
+    # --- GET /v1/hooks ------------------------------------------------------------
+
+    def bindings(self) -> dict[str, Any]:
+        """Each event's matchers (as declared) and its hooks in the order they run."""
+        from .._redaction import DEFAULT_REDACTOR
+
+        redact = DEFAULT_REDACTOR.redact_text
+        d = self.definition
+        bound = self.guard.bindings
+        events: dict[str, Any] = {}
+        total = 0
+        for name, matchers in d.hooks.items():
+            order = bound.get(name, [])
+            total += len(order)
+            events[name] = {
+                "wire_name": event_class(name).wire_name,
+                "failure_policy": "block" if self.closed.get(name) else "continue",
+                "deadline_s": self.deadlines.get(name),
+                "matchers": [
+                    {
+                        "index": i,
+                        "matcher": m.matcher,
+                        "label": m.label,
+                        "priority": m.priority,
+                        "timeout": m.timeout,
+                        "on_failure": m.on_failure or DEFAULT_ON_FAILURE.get(name, "continue"),
+                        "agents": m.agents,
+                        "tenants": m.tenants,
+                        "hooks": [
+                            {"hook": redact(h.name), "kind": h.kind, "privileged": h.privileged}
+                            for h in m.resolved
+                        ],
+                    }
+                    for i, m in enumerate(matchers)
+                ],
+                "order": [
+                    {
+                        "priority": b.priority,
+                        "matcher": b.label,
+                        "hook": redact(b.hook.name),
+                        "kind": b.hook.kind,
+                        "timeout": b.timeout,
+                        "on_failure": b.on_failure,
+                    }
+                    for b in order
+                ],
+            }
+        return {
+            "agent": d.name,
+            "source": d.source,
+            "tools": sorted(d.tools),
+            "bindings": total,
+            "events": events,
+        }
+
+    # --- GET /v1/stats -------------------------------------------------------------
+
+    def stats(self, limit: int) -> tuple[int, dict[str, Any]]:
+        ledger = self.guard.ledger
+        if ledger is None:
+            return 200, {
+                "ledger": None,
+                "note": "this server records no ledger: start it with --ledger PATH (or give "
+                "the definition a `ledger:` key, or set $HOOKRAILS_LEDGER)",
+            }
+        out: dict[str, Any] = {"ledger": {"path": ledger.path, "degraded": ledger.degraded}}
+        try:
+            reader = ledger.reader
+            for key, sql in _STATS_SQL.items():
+                out[key] = reader.query(sql, {"limit": limit})
+        except GuardrailsError as exc:
+            out["error"] = str(exc)
+            return 503, out
+        return 200, out
+
+    # --- GET /v1/health ------------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        from .. import __version__
+
+        ledger = self.guard.ledger
+        with self._count_lock:
+            counts = dict(self.counts, in_flight=self._in_flight)
+        return {
+            "status": "ok",
+            "version": __version__,
+            "agent": self.definition.name,
+            "definition": self.definition.source,
+            "uptime_s": round(time.time() - self.started, 3),
+            "ledger": None
+            if ledger is None
+            else {"path": ledger.path, "degraded": ledger.degraded},
+            "deadline_s": self.deadline,
+            **counts,
+        }
+
+    # --- POST /v1/explain -----------------------------------------------------------
+
+    def explain(self, body: bytes) -> tuple[int, dict[str, Any]]:
+        """A dry run: a fresh Guard on the same definition, without a ledger.
+
+        The body is either a whole Claude hook input (with ``hook_event_name``)
+        or ``{"event": ..., "tool_name": ..., "tool_input": ..., ...}`` (the
+        fields of ``hookrails explain``), optionally with ``tenant`` and ``cwd``.
+        """
+        try:
+            data = json.loads(body)
+        except (ValueError, RecursionError) as exc:
+            return 400, {"error": f"the body is not JSON ({describe(exc)})"}
+        if not isinstance(data, dict):
+            return 400, {"error": "the body must be a JSON object"}
+        kwargs: dict[str, Any] = {}
+        if "hook_event_name" in data:  # a whole hook input, as Claude would send it
+            payload = dict(data)
+            kwargs["tenant"] = payload.pop("tenant", None)
+            kwargs["payload"] = payload
+            kwargs["event_name"] = payload["hook_event_name"]
+        else:
+            unknown = sorted(set(data) - set(_EXPLAIN_FIELDS))
+            if unknown:
+                return 400, {
+                    "error": f"unknown field {unknown[0]!r}",
+                    "fields": sorted(_EXPLAIN_FIELDS),
+                }
+            kwargs = {_EXPLAIN_FIELDS[k]: v for k, v in data.items()}
+            if "event_name" not in kwargs and isinstance(kwargs.get("payload"), dict):
+                kwargs["event_name"] = kwargs["payload"].get("hook_event_name")
+        if not isinstance(kwargs.get("event_name"), str):
+            return 400, {"error": "name the event: `event` (or a `hook_event_name`)"}
+        future = self._workers.submit(self._explain, kwargs)
+        try:
+            result: dict[str, Any] = future.result(timeout=self.deadline)
+        except TimeoutError:
+            future.cancel()
+            return 504, {"error": f"no decision within {self.deadline:g}s"}
+        except GuardrailsError as exc:
+            return 400, {"error": str(exc)}
+        return 200, result
+
+    def _explain(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        from ..dispatch.explain import explain_event
+
+        name = kwargs.pop("event_name")
+        result = explain_event(self.definition, name, **kwargs)
+        return {"dry_run": True, "recorded": False, **result.as_dict()}

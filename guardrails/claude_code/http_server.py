@@ -1,0 +1,544 @@
+"""``hookrails serve``: Claude Code ``http`` hooks answered by one warm Guard.
+
+Claude Code POSTs a hook's input (the JSON a command hook reads on stdin) to
+``/v1/claude/hook`` and reads the response body as a command hook's stdout. A
+2xx with a JSON body is the hook's answer; a non-2xx status, a connection
+failure or a timeout is a *non-blocking* error and the action goes ahead. So
+that route always answers 200, a body it cannot read too: what goes wrong is
+answered by the event's failure policy (``_serve_app``, which decides), never by
+an error status that Claude would wave through.
+
+Who may ask. Claude Code's http client sends no ``Origin`` and a JSON
+``Content-Type``; a web page can do neither without the server's consent. So a
+request with an ``Origin`` header is refused (403), a POST whose body is not
+``application/json`` too (415), and on a loopback address the ``Host`` header
+must name this machine and port (403), which stops DNS rebinding. These refusals
+are not decisions: they answer requests Claude never sends. Listening beyond
+loopback needs a bearer token (``make_server`` refuses without one unless
+``insecure``), and an empty token is refused rather than read as "no auth".
+
+Threads. ``ThreadingHTTPServer`` gives each connection a thread (HTTP/1.1
+keep-alive, so a warm client pays no connect cost). A connection thread only
+waits: deciding happens on ``_serve_app``'s workers, under a deadline.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import logging
+import re
+import socket
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING, Any, Final, cast
+from urllib.parse import parse_qs, urlsplit
+
+from ..errors import ServeError, describe
+from ..events import known_event_name
+from .failure_policy import encode_bytes
+from .http_decider import MAX_BODY, ServeApp
+
+if TYPE_CHECKING:
+    from ..dispatch.guard import Guard
+
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "HOOK_ROUTE",
+    "TOKEN_ENV",
+    "HookServer",
+    "check_exposure",
+    "exposure_warning",
+    "is_loopback",
+    "make_server",
+    "serve_until_signal",
+    "startup_lines",
+]
+
+_log = logging.getLogger("guardrails.serve")
+
+HOOK_ROUTE: Final = "/v1/claude/hook"
+DEFAULT_HOST: Final = "127.0.0.1"
+DEFAULT_PORT: Final = 8787
+TOKEN_ENV: Final = "HOOKRAILS_TOKEN"
+#: an oversized body up to this many bytes is read and dropped so the connection stays
+#: usable and the client reads the answer; a bigger one closes the connection
+_DRAIN_LIMIT: Final = 64 * 1024 * 1024
+_CHUNK: Final = 64 * 1024
+#: seconds an idle keep-alive connection stays open
+_IDLE_TIMEOUT: Final = 120.0
+#: a Host header: a name or IPv4 address, or an IPv6 address in brackets; then a port
+_HOST: Final = re.compile(
+    r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[^:\[\]/@\s]+))(?::(?P<port>\d{1,5}))?"
+)
+_ROUTES: Final[dict[str, tuple[str, ...]]] = {
+    HOOK_ROUTE: ("POST",),
+    "/v1/explain": ("POST",),
+    "/v1/hooks": ("GET",),
+    "/v1/stats": ("GET",),
+    "/v1/health": ("GET",),
+}
+
+
+class _BodyError(Exception):
+    def __init__(self, status: int, message: str, *, close: bool = False) -> None:
+        super().__init__(message)
+        self.status = status
+        self.close = close
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` only accepts connections from this machine."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        try:
+            infos = socket.getaddrinfo(host, None)
+        except OSError:
+            return False
+        return bool(infos) and all(ipaddress.ip_address(info[4][0]).is_loopback for info in infos)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive
+    timeout = _IDLE_TIMEOUT
+    # headers and body are two writes: without TCP_NODELAY the second waits for the
+    # client's delayed ACK (~40 ms per answer on a keep-alive connection)
+    disable_nagle_algorithm = True
+
+    @property
+    def app(self) -> ServeApp:
+        return cast(HookServer, self.server).app
+
+    def version_string(self) -> str:
+        from .. import __version__
+
+        return f"hookrails/{__version__}"
+
+    def do_GET(self) -> None:
+        self._route()
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = do_GET
+
+    def _route(self) -> None:
+        app = self.app
+        app.enter()
+        try:
+            self._answer(app)
+        except (ConnectionError, TimeoutError):
+            self.close_connection = True  # the client left, or stalled mid-body
+        except Exception as exc:  # a bug on a side route: a JSON 500, not a dropped socket
+            _log.exception("hookrails serve: %s %s failed", self.command, self.path)
+            self.close_connection = True
+            self._send(500, {"error": f"internal error ({describe(exc)})"})
+        finally:
+            app.leave()
+
+    def _answer(self, app: ServeApp) -> None:
+        refusal = self._foreign()
+        if refusal is not None:  # first of all: a browser or a rebound name learns nothing
+            self.close_connection = True
+            self._send(403, {"error": refusal})
+            return
+        if not app.authorized(self.headers.get("Authorization")):
+            # first: an unauthenticated client learns nothing, and its body is not read
+            self.close_connection = True
+            self._send(
+                401,
+                {"error": "missing or wrong bearer token: send Authorization: Bearer <token>"},
+                {"WWW-Authenticate": 'Bearer realm="hookrails"'},
+            )
+            return
+        url = urlsplit(self.path)
+        allowed = _ROUTES.get(url.path)
+        if allowed is None:
+            self._drop_body()
+            self._send(404, {"error": f"no route {self.command} {url.path}", "routes": _listing()})
+            return
+        if self.command not in allowed:
+            self._drop_body()
+            self._send(
+                405,
+                {"error": f"{url.path} takes {', '.join(allowed)}, not {self.command}"},
+                {"Allow": ", ".join(allowed)},
+            )
+            return
+        if self.command == "POST" and not _is_json(self.headers.get("Content-Type")):
+            # Claude sends application/json; a page's form or no-cors fetch cannot
+            self._drop_body()
+            self._send(
+                415,
+                {"error": "send the body as JSON, with Content-Type: application/json"},
+                {"Accept": "application/json"},
+            )
+            return
+        if url.path == HOOK_ROUTE:
+            self._hook(url.query)
+        elif url.path == "/v1/explain":
+            body = self._body_or_error()
+            if body is not None:
+                self._send(*app.explain(body))
+        elif url.path == "/v1/hooks":
+            self._send(200, app.bindings())
+        elif url.path == "/v1/stats":
+            limit = _limit(url.query)
+            if limit is None:
+                self._send(400, {"error": "limit must be an integer from 1 to 1000"})
+            else:
+                self._send(*app.stats(limit))
+        else:
+            self._send(200, app.health())
+
+    def _foreign(self) -> str | None:
+        """Why this request cannot be Claude's (a refusal message), or ``None``.
+
+        An ``Origin`` header: a browser sent it (Claude Code's client sends none).
+        On a loopback address, a ``Host`` that is not this machine and port: a page
+        whose name was rebound to 127.0.0.1 (DNS rebinding) is talking to us.
+        """
+        if self.headers.get("Origin") is not None:
+            return "requests from a web page (with an Origin header) are refused"
+        server = cast(HookServer, self.server)
+        if server.loopback and not _local_host(self.headers.get("Host"), server.port):
+            return (
+                f"Host must be localhost, 127.0.0.1 or [::1] with port {server.port} "
+                "(this server listens on loopback only)"
+            )
+        return None
+
+    def _hook(self, query: str) -> None:
+        app = self.app
+        hints = parse_qs(query).get("event")
+        hint = hints[-1] if hints else None
+        try:
+            body = self._read_body()
+        except _BodyError as exc:
+            if exc.close:
+                self.close_connection = True
+            self._send(200, app.failure(known_event_name(hint), str(exc)))
+            return
+        self._write(200, app.hook_answer(body, hint))
+
+    def _body_or_error(self) -> bytes | None:
+        try:
+            return self._read_body()
+        except _BodyError as exc:
+            if exc.close:
+                self.close_connection = True
+            self._send(exc.status, {"error": str(exc)})
+            return None
+
+    def _read_body(self) -> bytes:
+        limit = self.app.max_body
+        encoding = self.headers.get("Transfer-Encoding")
+        if encoding is not None:
+            if encoding.strip().lower() != "chunked":
+                raise _BodyError(
+                    501, f"Transfer-Encoding {encoding!r} is not supported", close=True
+                )
+            return self._read_chunked(limit)
+        length = self.headers.get("Content-Length")
+        if length is None:
+            return b""
+        try:
+            n = int(length)
+            if n < 0:
+                raise ValueError(length)
+        except ValueError:
+            raise _BodyError(400, f"bad Content-Length {length!r}", close=True) from None
+        if n > limit:
+            drained = self._drain(n)
+            raise _BodyError(
+                413,
+                f"the body is {n} bytes, over this server's limit of {limit}",
+                close=not drained,
+            )
+        data = self.rfile.read(n)
+        if len(data) < n:
+            raise _BodyError(400, "the body ended early", close=True)
+        return data
+
+    def _read_chunked(self, limit: int) -> bytes:
+        parts: list[bytes] = []
+        total = 0
+        while True:
+            line = self.rfile.readline(1024)
+            try:
+                size = int(line.split(b";", 1)[0].strip(), 16)
+            except ValueError:
+                raise _BodyError(400, "malformed chunked body", close=True) from None
+            if size == 0:
+                while self.rfile.readline(8192) not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                return b"".join(parts)
+            total += size
+            if total > limit:
+                raise _BodyError(
+                    413, f"the body is over this server's limit of {limit} bytes", close=True
+                )
+            data = self.rfile.read(size)
+            if len(data) < size or self.rfile.readline(3).strip():
+                raise _BodyError(400, "malformed chunked body", close=True)
+            parts.append(data)
+
+    def _drain(self, n: int) -> bool:
+        """Read and drop ``n`` body bytes (so the client reads our answer); False when
+        it is too much to read, and the connection must close."""
+        if n > max(_DRAIN_LIMIT, self.app.max_body):
+            return False
+        while n > 0:
+            got = self.rfile.read(min(n, _CHUNK))
+            if not got:
+                return False
+            n -= len(got)
+        return True
+
+    def _drop_body(self) -> None:
+        """A request refused before its body was read: drop the body or close."""
+        length = self.headers.get("Content-Length")
+        if self.headers.get("Transfer-Encoding") is not None:
+            self.close_connection = True
+        elif length is not None:
+            try:
+                drained = self._drain(int(length))
+            except ValueError:
+                drained = False
+            if not drained:
+                self.close_connection = True
+
+    def _send(
+        self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None
+    ) -> None:
+        self._write(status, encode_bytes(body), headers)
+
+    def _write(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Cache-Control", "no-store")
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's own errors (a bad request line, an unknown method), in JSON too."""
+        self.close_connection = True
+        try:
+            phrase = HTTPStatus(code).phrase
+        except ValueError:
+            phrase = "error"
+        self._send(code, {"error": message or phrase})
+
+    def log_message(self, format: str, *args: Any) -> None:
+        _log.info("%s %s", self.address_string(), format % args)
+
+
+def _is_json(content_type: str | None) -> bool:
+    """``application/json``, parameters (``; charset=utf-8``) allowed."""
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    return media == "application/json"
+
+
+def _local_host(header: str | None, port: int) -> bool:
+    """Whether a ``Host`` header names this machine (``localhost`` or a loopback address)
+    and ``port`` (no port: 80)."""
+    m = _HOST.fullmatch((header or "").strip())
+    if m is None or int(m.group("port") or 80) != port:
+        return False
+    name = m.group("name")
+    if name is not None and name.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(m.group("v6") or name).is_loopback
+    except ValueError:
+        return False
+
+
+def _listing() -> list[str]:
+    return [f"{' '.join(methods)} {path}" for path, methods in _ROUTES.items()]
+
+
+def _limit(query: str) -> int | None:
+    values = parse_qs(query).get("limit")
+    if not values:
+        return 20
+    try:
+        n = int(values[-1])
+    except ValueError:
+        return None
+    return n if 1 <= n <= 1000 else None
+
+
+class HookServer(ThreadingHTTPServer):
+    """The HTTP server: ``serve_forever()``, ``shutdown()``, ``server_close()``; ``url``."""
+
+    daemon_threads = True
+
+    def __init__(self, app: ServeApp, host: str, port: int) -> None:
+        self.app = app
+        #: only this machine can connect: requests must then name it in ``Host``
+        self.loopback = is_loopback(host.strip("[]"))
+        self._open: set[socket.socket] = set()
+        self._open_lock = threading.Lock()
+        if ":" in host.strip("[]"):
+            self.address_family = socket.AF_INET6
+        super().__init__((host.strip("[]"), port), _Handler)
+
+    def serve_forever(self, poll_interval: float = 0.1) -> None:
+        """As socketserver's; ``shutdown()`` returns within ``poll_interval`` (0.5 s there)."""
+        super().serve_forever(poll_interval)
+
+    def server_bind(self) -> None:
+        """As HTTPServer's, without its reverse DNS lookup (``getfqdn`` can take seconds)."""
+        import socketserver
+
+        socketserver.TCPServer.server_bind(self)
+        self.server_name = str(self.server_address[0])
+        self.server_port = int(self.server_address[1])
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that goes away is not worth a traceback on stderr."""
+        _log.debug("hookrails serve: connection from %s ended", client_address, exc_info=True)
+
+    @property
+    def host(self) -> str:
+        return str(self.server_address[0])
+
+    @property
+    def port(self) -> int:
+        return int(self.server_address[1])
+
+    @property
+    def url(self) -> str:
+        host = self.host
+        return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
+
+    def finish_request(self, request: Any, client_address: Any) -> None:
+        with self._open_lock:
+            self._open.add(request)
+        try:
+            super().finish_request(request, client_address)
+        finally:
+            with self._open_lock:
+                self._open.discard(request)
+
+    def server_close(self) -> None:
+        """Stop listening and reading (idle keep-alive connections end), let the requests
+        in flight finish their answers (a few seconds at most), then stop."""
+        super().server_close()
+        self._shutdown_open(socket.SHUT_RD)
+        self.app.close()
+        self._shutdown_open(socket.SHUT_RDWR)
+
+    def _shutdown_open(self, how: int) -> None:
+        with self._open_lock:
+            open_ = list(self._open)
+        for sock in open_:
+            with contextlib.suppress(OSError):
+                sock.shutdown(how)
+
+
+def make_server(
+    guard: Guard,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    token: str | None = None,
+    *,
+    max_body: int = MAX_BODY,
+    deadline: float | None = None,
+    workers: int = 16,
+    insecure: bool = False,
+) -> HookServer:
+    """A bound (not yet serving) server for ``guard``; port 0 picks a free port.
+
+    Run it with ``serve_forever()`` (in a thread, say) and stop it with
+    ``shutdown()`` then ``server_close()``. ``token``: every request must carry
+    ``Authorization: Bearer <token>``; an empty one raises
+    :class:`~guardrails.errors.ServeError` (it would read as "no auth"). A host
+    that is not loopback needs a token, or ``insecure=True``.
+    """
+    check_exposure(host, token, insecure=insecure)
+    app = ServeApp(guard, token=token, max_body=max_body, deadline=deadline, workers=workers)
+    try:
+        return HookServer(app, host, port)
+    except OSError as exc:
+        app.close()
+        error = OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+        error.errno = exc.errno  # set after, so the message reads without "[Errno 98]"
+        raise error from None
+
+
+def check_exposure(host: str, token: str | None, *, insecure: bool = False) -> None:
+    """Refuse (:class:`~guardrails.errors.ServeError`) an empty token, and a host beyond
+    loopback without a token unless ``insecure``: before anything is opened."""
+    if token is not None and not token:
+        raise ServeError("the token is empty: set a token, or none at all to serve without auth")
+    if token is None and not insecure and not is_loopback(host.strip("[]")):
+        raise ServeError(
+            f"refusing to listen on {host} without a token: anyone who can reach it could "
+            f"read the bindings and drive the hooks; set ${TOKEN_ENV} (or --token), or pass "
+            "--insecure"
+        )
+
+
+def startup_lines(server: HookServer) -> list[str]:
+    """What ``hookrails serve`` prints once it listens: where, for what, and how to call it."""
+    app = server.app
+    d = app.definition
+    ledger = app.guard.ledger
+    hook_url = server.url + HOOK_ROUTE
+    lines = [
+        f"hookrails serve: agent {d.name!r}"
+        + (f" from {d.source}" if d.source else "")
+        + f", {sum(len(b) for b in app.guard.bindings.values())} hook bindings, "
+        + (f"ledger {ledger.path}" if ledger is not None else "no ledger"),
+        f"listening on {server.url}",
+        f"  Claude Code http hooks: POST {hook_url}",
+        f"  also: GET {server.url}/v1/hooks, /v1/stats, /v1/health; POST /v1/explain",
+    ]
+    if app.token_required:
+        lines += [
+            "  every request needs the header  Authorization: Bearer <token>",
+            f'  in .claude/settings.json: "headers": {{"Authorization": "Bearer ${TOKEN_ENV}"}}, '
+            f'"allowedEnvVars": ["{TOKEN_ENV}"]  (export {TOKEN_ENV} where claude runs)',
+            f'  curl -H "Authorization: Bearer ${TOKEN_ENV}" {server.url}/v1/health',
+        ]
+    lines.append("Ctrl-C (or SIGTERM) stops it")
+    return lines
+
+
+def exposure_warning(server: HookServer) -> str | None:
+    """A warning when anyone on the network could ask this server for decisions."""
+    if server.app.token_required or server.loopback:
+        return None
+    return (
+        f"warning: listening on {server.host} (not loopback) without a token (--insecure): "
+        "anyone who can "
+        f"reach port {server.port} can read the bindings and stats and drive the hooks; "
+        f"set --token or ${TOKEN_ENV}"
+    )
+
+
+def serve_until_signal(server: HookServer) -> None:
+    """Serve until SIGINT or SIGTERM, then close the server (main thread only)."""
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        server.server_close()
