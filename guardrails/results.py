@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     DecisionKind: TypeAlias = Literal["allow", "deny", "ask", "block", "halt"]
 
 __all__ = [
+    "INJECTION_CAP",
+    "STOP_BLOCK_CAP",
     "UNSET",
     "Decision",
     "DecisionKind",
@@ -26,6 +28,10 @@ __all__ = [
 ]
 
 _KINDS: Final = frozenset({"allow", "deny", "ask", "block", "halt"})
+#: characters one hook may add as context for the model in one event (more is cut)
+INJECTION_CAP: Final = 10_000
+#: blocked stops in a row after which a stop is let through (no endless "keep working")
+STOP_BLOCK_CAP: Final = 8
 
 
 def __getattr__(name: str) -> Any:
