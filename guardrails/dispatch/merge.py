@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from ..errors import HookFailure, describe
 from ..events import STOP_EVENTS
-from ..results import INJECTION_CAP, STOP_BLOCK_CAP, UNSET, Decision, HookResult, HookRun, Injection
+from ..results import (
+    INJECTION_CAP,
+    STOP_BLOCK_CAP,
+    UNSET,
+    Decision,
+    HookResult,
+    HookRun,
+    ModelContext,
+)
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
@@ -193,7 +201,7 @@ class Merge:
             text, truncated = text[:room], True
             d.notes.append(f"{b.hook.name}: context cut to the turn's remaining budget ({room})")
         self.session.turn_chars += len(text)
-        d.injections.append(Injection(b.hook.name, text, truncated))
+        d.injections.append(ModelContext(b.hook.name, text, truncated))
         return len(text)
 
     def finish(self) -> Decision:
