@@ -13,58 +13,22 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "AgentDefinition",
-    "AgentStop",
-    "ApprovalRequest",
-    "CallbackApprover",
-    "Decision",
-    "DefinitionError",
-    "Event",
-    "EventError",
-    "Guard",
-    "GuardrailsError",
-    "Hook",
-    "HookContext",
-    "HookFailure",
-    "HookMatcher",
-    "HookResult",
-    "HookRun",
-    "Injection",
-    "Ledger",
-    "LedgerError",
-    "LedgerReader",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PreToolUse",
-    "Session",
-    "SessionEnd",
-    "SessionStart",
-    "SubagentStart",
-    "SubagentStop",
-    "TerminalApprover",
-    "ToolDenied",
-    "ToolRun",
-    "ToolSpec",
-    "UserPromptSubmit",
-    "__version__",
-    "always_allow",
-    "always_deny",
-    "claude_hook",
-]
-
-_WHERE = {
+#: the public names, each with the module that defines it: ``__all__`` and the lazy
+#: imports come from this one table (a test holds the TYPE_CHECKING imports below to it)
+_WHERE: dict[str, str] = {
     "AgentDefinition": "definition.model",
     "HookMatcher": "definition.model",
     "ToolSpec": "definition.model",
+    "Hook": "definition.hook_refs",
+    "claude_hook": "definition.hook_refs",
     "Guard": "dispatch.guard",
-    "HookContext": "dispatch.guard",
-    "Session": "dispatch.guard",
-    "ToolRun": "dispatch.guard",
+    "HookContext": "dispatch.session",
+    "Session": "dispatch.session",
+    "ToolRun": "dispatch.toolrun",
     "Decision": "results",
     "HookResult": "results",
     "HookRun": "results",
-    "Injection": "results",
+    "ModelContext": "results",
     "Event": "events",
     "PreToolUse": "events",
     "PostToolUse": "events",
@@ -79,8 +43,14 @@ _WHERE = {
     "DefinitionError": "errors",
     "EventError": "errors",
     "HookFailure": "errors",
-    "ToolDenied": "errors",
     "LedgerError": "errors",
+    "LocatedError": "errors",
+    "OutputError": "errors",
+    "RunBlocked": "errors",
+    "ServeError": "errors",
+    "SettingsError": "errors",
+    "ToolDenied": "errors",
+    "TranscriptError": "errors",
     "Ledger": "ledger.sqlite",
     "LedgerReader": "ledger.sqlite",
     "ApprovalRequest": "approvers",
@@ -88,43 +58,53 @@ _WHERE = {
     "TerminalApprover": "approvers",
     "always_allow": "approvers",
     "always_deny": "approvers",
-    "claude_hook": "definition.hook_refs",
-    "Hook": "definition.hook_refs",
 }
 
-if TYPE_CHECKING:
-    from .approvers import (
-        ApprovalRequest,
-        CallbackApprover,
-        TerminalApprover,
-        always_allow,
-        always_deny,
-    )
-    from .definition.hook_refs import Hook, claude_hook
-    from .definition.model import AgentDefinition, HookMatcher, ToolSpec
-    from .dispatch.guard import Guard, HookContext, Session, ToolRun
-    from .errors import (
-        DefinitionError,
-        EventError,
-        GuardrailsError,
-        HookFailure,
-        LedgerError,
-        ToolDenied,
-    )
-    from .events import (
-        AgentStop,
-        Event,
-        PostToolUse,
-        PostToolUseFailure,
-        PreToolUse,
-        SessionEnd,
-        SessionStart,
-        SubagentStart,
-        SubagentStop,
-        UserPromptSubmit,
-    )
-    from .ledger.sqlite import Ledger, LedgerReader
-    from .results import Decision, HookResult, HookRun, Injection
+__all__ = sorted([*_WHERE, "__version__"])
+
+if TYPE_CHECKING:  # the same table, spelled out for type checkers (``X as X``: re-exported)
+    from .approvers import ApprovalRequest as ApprovalRequest
+    from .approvers import CallbackApprover as CallbackApprover
+    from .approvers import TerminalApprover as TerminalApprover
+    from .approvers import always_allow as always_allow
+    from .approvers import always_deny as always_deny
+    from .definition.hook_refs import Hook as Hook
+    from .definition.hook_refs import claude_hook as claude_hook
+    from .definition.model import AgentDefinition as AgentDefinition
+    from .definition.model import HookMatcher as HookMatcher
+    from .definition.model import ToolSpec as ToolSpec
+    from .dispatch.guard import Guard as Guard
+    from .dispatch.session import HookContext as HookContext
+    from .dispatch.session import Session as Session
+    from .dispatch.toolrun import ToolRun as ToolRun
+    from .errors import DefinitionError as DefinitionError
+    from .errors import EventError as EventError
+    from .errors import GuardrailsError as GuardrailsError
+    from .errors import HookFailure as HookFailure
+    from .errors import LedgerError as LedgerError
+    from .errors import LocatedError as LocatedError
+    from .errors import OutputError as OutputError
+    from .errors import RunBlocked as RunBlocked
+    from .errors import ServeError as ServeError
+    from .errors import SettingsError as SettingsError
+    from .errors import ToolDenied as ToolDenied
+    from .errors import TranscriptError as TranscriptError
+    from .events import AgentStop as AgentStop
+    from .events import Event as Event
+    from .events import PostToolUse as PostToolUse
+    from .events import PostToolUseFailure as PostToolUseFailure
+    from .events import PreToolUse as PreToolUse
+    from .events import SessionEnd as SessionEnd
+    from .events import SessionStart as SessionStart
+    from .events import SubagentStart as SubagentStart
+    from .events import SubagentStop as SubagentStop
+    from .events import UserPromptSubmit as UserPromptSubmit
+    from .ledger.sqlite import Ledger as Ledger
+    from .ledger.sqlite import LedgerReader as LedgerReader
+    from .results import Decision as Decision
+    from .results import HookResult as HookResult
+    from .results import HookRun as HookRun
+    from .results import ModelContext as ModelContext
 
 
 def __getattr__(name: str) -> Any:

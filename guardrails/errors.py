@@ -1,17 +1,20 @@
 """One exception base with structured subclasses.
 
-Library code raises these; only ``cli.py`` turns them into one-line messages.
+Library code raises these; only the CLI (``guardrails.cli``) turns them into
+one-line messages. Errors about a file the user wrote or pointed at (a
+definition, Claude's settings, a transcript) share :class:`LocatedError`, so
+every such message reads ``file:line: what was wrong``.
 """
 
 from __future__ import annotations
 
 __all__ = [
-    "ApprovalError",
     "DefinitionError",
     "EventError",
     "GuardrailsError",
     "HookFailure",
     "LedgerError",
+    "LocatedError",
     "OutputError",
     "RunBlocked",
     "ServeError",
@@ -39,7 +42,28 @@ class GuardrailsError(Exception):
     """Base of every error hookrails raises on purpose."""
 
 
-class DefinitionError(GuardrailsError):
+class LocatedError(GuardrailsError):
+    """Something is wrong in a file: ``file`` and ``line`` (1-based, when one line is to
+    blame) say where, ``message`` says what."""
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None) -> None:
+        self.message = message
+        self.file = file
+        self.line = line
+        super().__init__(self.format())
+
+    @property
+    def where(self) -> str:
+        """``file:line``, ``file``, or empty when no file is known."""
+        if not self.file:
+            return ""
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+    def format(self) -> str:
+        return f"{self.where}: {self.message}" if self.where else self.message
+
+
+class DefinitionError(LocatedError):
     """A definition (Python, YAML, TOML or JSON) is invalid.
 
     ``file``, ``loc`` (rendered as ``path``, e.g. ``hooks.PreToolUse[1].matcher``)
@@ -55,21 +79,16 @@ class DefinitionError(GuardrailsError):
         line: int | None = None,
         expected: str | None = None,
     ) -> None:
-        self.message = message
-        self.file = file
         self.loc = tuple(loc)
-        self.line = line
         self.expected = expected
-        super().__init__(self.format())
+        super().__init__(message, file=file, line=line)
 
     @property
     def path(self) -> str:
         return format_loc(self.loc)
 
     def format(self) -> str:
-        where = ""
-        if self.file:
-            where = self.file + (f":{self.line}" if self.line else "")
+        where = self.where
         if self.loc:
             where = f"{where}: {self.path}" if where else self.path
         text = f"{where}: {self.message}" if where else self.message
@@ -124,10 +143,6 @@ class HookFailure(GuardrailsError):
         super().__init__(message)
 
 
-class ApprovalError(GuardrailsError):
-    """An approver returned something other than allow / deny / allow_always."""
-
-
 class ToolDenied(GuardrailsError):
     """Raised by the sync ``@guard.tool`` wrapper when a call is denied.
 
@@ -169,18 +184,8 @@ class LedgerError(GuardrailsError):
         super().__init__(f"{path}: {message}" if path else message)
 
 
-class SettingsError(GuardrailsError):
-    """A Claude Code ``settings.json`` cannot be read or changed safely; it was left as it is.
-
-    ``file`` and ``line`` (1-based, when one line is to blame) say where.
-    """
-
-    def __init__(self, message: str, *, file: str, line: int | None = None) -> None:
-        self.message = message
-        self.file = file
-        self.line = line
-        where = f"{file}:{line}" if line else file
-        super().__init__(f"{where}: {message}")
+class SettingsError(LocatedError):
+    """A Claude Code ``settings.json`` cannot be read or changed safely; it was left as it is."""
 
 
 class OutputError(GuardrailsError, ValueError):
@@ -193,15 +198,5 @@ class ServeError(GuardrailsError):
     without a token)."""
 
 
-class TranscriptError(GuardrailsError):
-    """A transcript cannot be replayed: missing, unreadable, or not a Claude Code transcript.
-
-    ``file`` and ``line`` (1-based, when one line is to blame) say where.
-    """
-
-    def __init__(self, message: str, *, file: str, line: int | None = None) -> None:
-        self.message = message
-        self.file = file
-        self.line = line
-        where = f"{file}:{line}" if line else file
-        super().__init__(f"{where}: {message}")
+class TranscriptError(LocatedError):
+    """A transcript cannot be replayed: missing, unreadable, or not a Claude Code transcript."""

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EVENT_NAMES",
+    "STOP_EVENTS",
     "TOOL_EVENTS",
     "AgentStop",
     "Event",
@@ -65,6 +66,8 @@ EVENT_NAMES: tuple[str, ...] = (
     "SessionEnd",
 )
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
+#: the events that end an agent's turn; a hook may block them to keep it working
+STOP_EVENTS = frozenset({"AgentStop", "SubagentStop"})
 _ALIASES = {"Stop": "AgentStop"}
 
 

@@ -17,15 +17,21 @@ if TYPE_CHECKING:
     DecisionKind: TypeAlias = Literal["allow", "deny", "ask", "block", "halt"]
 
 __all__ = [
+    "INJECTION_CAP",
+    "STOP_BLOCK_CAP",
     "UNSET",
     "Decision",
     "DecisionKind",
     "HookResult",
     "HookRun",
-    "Injection",
+    "ModelContext",
 ]
 
 _KINDS: Final = frozenset({"allow", "deny", "ask", "block", "halt"})
+#: characters one hook may add as context for the model in one event (more is cut)
+INJECTION_CAP: Final = 10_000
+#: blocked stops in a row after which a stop is let through (no endless "keep working")
+STOP_BLOCK_CAP: Final = 8
 
 
 def __getattr__(name: str) -> Any:
@@ -273,8 +279,8 @@ def _opt_str(d: dict[str, Any], key: str, where: str) -> str | None:
 
 if TYPE_CHECKING:
 
-    class Injection(NamedTuple):
-        """Context added for the model, with its provenance."""
+    class ModelContext(NamedTuple):
+        """Context added for the model (``additional_context``), with the hook it came from."""
 
         hook: str
         text: str
@@ -296,12 +302,12 @@ if TYPE_CHECKING:
         injected_chars: int = 0
 
 else:  # the same NamedTuples, made without importing typing
-    Injection = named_tuple(
-        "Injection",
+    ModelContext = named_tuple(
+        "ModelContext",
         {"hook": "str", "text": "str", "truncated": "bool"},
         defaults=(False,),
         module=__name__,
-        doc="Context added for the model, with its provenance.",
+        doc="Context added for the model (``additional_context``), with the hook it came from.",
     )
     HookRun = named_tuple(
         "HookRun",
@@ -360,7 +366,7 @@ class Decision:
     explicit: bool
     updated_input: dict[str, Any] | None
     updated_output: Any
-    injections: list[Injection]
+    injections: list[ModelContext]
     system_messages: list[str]
     blocked: bool
     halted: bool
@@ -378,7 +384,7 @@ class Decision:
         explicit: bool = False,
         updated_input: dict[str, Any] | None = None,
         updated_output: Any = UNSET,
-        injections: list[Injection] = LIST,
+        injections: list[ModelContext] = LIST,
         system_messages: list[str] = LIST,
         blocked: bool = False,
         halted: bool = False,

@@ -20,13 +20,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from ..definition.matchers import compile_glob
-from ..dispatch.chains import STOP_BLOCK_CAP
 from ..errors import GuardrailsError, HookFailure
-from ..results import HookResult
+from ..events import STOP_EVENTS
+from ..results import STOP_BLOCK_CAP, HookResult
 
 __all__ = ["CompletionPromise", "RequireArtifacts", "completion_promise"]
 
-_STOP_EVENTS: Final = frozenset({"AgentStop", "SubagentStop"})
 #: this hook's latest outcomes on this stop event, newest first (skipped runs ignored)
 _OWN_OUTCOMES: Final = (
     "SELECT h.outcome FROM hook_runs h JOIN events e ON e.id = h.event_id "
@@ -197,7 +196,7 @@ class CompletionPromise:
         return self.promise in text
 
     def __call__(self, event: Any, ctx: Any) -> HookResult | None:
-        if event.event_name not in _STOP_EVENTS:
+        if event.event_name not in STOP_EVENTS:
             return None
         text = _last_message(event)
         with self._lock:
@@ -340,7 +339,7 @@ class RequireArtifacts:
         )
 
     def __call__(self, event: Any, ctx: Any) -> HookResult | None:
-        if event.event_name not in _STOP_EVENTS:
+        if event.event_name not in STOP_EVENTS:
             return None
         cwd = event.cwd or os.getcwd()
         found: list[str] = []

@@ -29,7 +29,7 @@ def check_definition(path: str) -> CheckReport:
     definition = AgentDefinition.from_file(path)
     guard = Guard(definition, ledger=False)  # checking writes nothing
     report = CheckReport(definition)
-    bindings = guard._index.bindings
+    bindings = guard.bindings
     total = sum(len(v) for v in bindings.values())
     matchers = sum(len(v) for v in definition.hooks.values())
     report.lines.append(
@@ -167,8 +167,7 @@ def explain_event(
         elif cls.event_name in ("AgentStop", "SubagentStop"):
             fields["last_assistant_message"] = message
         event = cls(**fields)
-    session = guard._session_for(event)
-    chain, _ = guard._chain(event, session)
+    chain = guard.chain_for(event)
     bindings = []
     for b, pred in chain:
         arg = None

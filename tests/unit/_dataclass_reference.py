@@ -25,8 +25,8 @@ class FieldSpec(NamedTuple):
     expected: str  # for messages: "a string", "a boolean or null", ...
 
 
-class Injection(NamedTuple):
-    """Context added for the model, with its provenance."""
+class ModelContext(NamedTuple):
+    """Context added for the model (``additional_context``), with the hook it came from."""
 
     hook: str
     text: str
@@ -182,7 +182,7 @@ class Decision:
     explicit: bool = False
     updated_input: dict[str, Any] | None = None
     updated_output: Any = UNSET
-    injections: list[Injection] = field(default_factory=list)
+    injections: list[ModelContext] = field(default_factory=list)
     system_messages: list[str] = field(default_factory=list)
     blocked: bool = False
     halted: bool = False

@@ -166,10 +166,10 @@ def test_event_replace_is_dataclasses_replace() -> None:
     ("ours", "theirs"),
     [
         (events.FieldSpec, ref.FieldSpec),
-        (results.Injection, ref.Injection),
+        (results.ModelContext, ref.ModelContext),
         (results.HookRun, ref.HookRun),
     ],
-    ids=["FieldSpec", "Injection", "HookRun"],
+    ids=["FieldSpec", "ModelContext", "HookRun"],
 )
 def test_named_tuples_match_typing_named_tuples(ours: Any, theirs: Any) -> None:
     def shape(cls: Any) -> tuple[Any, ...]:

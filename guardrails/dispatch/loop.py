@@ -1,0 +1,381 @@
+"""The one dispatch loop: shared steps, and two thin drivers (sync and async).
+
+Every event goes ``begin`` (tool-use id, stop-block count, halt check, chain
+lookup, new turn) -> the hooks, in chain order, each reported to the Merge ->
+``finish`` (merge, hand an ``ask`` to the approver, record). The drivers differ
+only in how a hook is called: the sync one calls it on this thread, the async
+one awaits it (a sync hook in a thread, so its timeout holds and the loop stays
+free). A chain holding an async hook, reached from sync code, runs the async
+hook loop to completion.
+"""
+
+from __future__ import annotations
+
+import _thread
+import contextvars
+import os
+import sys
+import time
+
+from ..errors import HookFailure, describe
+from ..events import STOP_EVENTS, TOOL_EVENTS
+from ..results import STOP_BLOCK_CAP, Decision
+from .approval import approve, approve_sync
+from .merge import Merge
+from .toolrun import new_tool_use_id
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+    from typing import Any
+
+    from ..events import Event
+    from .chains import Chain
+    from .guard import Guard
+    from .session import Session
+
+__all__ = ["HELD", "emit", "emit_sync", "in_thread"]
+
+_perf = time.perf_counter
+_get_ident = _thread.get_ident
+#: events that start a turn: a fresh injection budget, and a halt is over
+_NEW_TURN = frozenset({"UserPromptSubmit", "SessionStart"})
+#: the turns (one fresh token per turn) this context holds: a hook emitting into its own
+#: session re-enters instead of waiting on itself (hook threads inherit it); a token
+#: outlives its turn harmlessly, since only the current turn's token re-enters
+HELD: contextvars.ContextVar[frozenset[object]] = contextvars.ContextVar(
+    "hookrails_held", default=frozenset()
+)
+
+
+# --- the drivers ---------------------------------------------------------------------------
+
+
+def emit_sync(guard: Guard, event: Event, session: Session, owner: bool = False) -> Decision:
+    """Decide ``event`` on this thread, holding the session's turn."""
+    lock = session._lock
+    ident = _get_ident()
+    turn = session._turn  # inlined Session._reentry: this is the hot path
+    if session._owner == ident or (turn is not None and turn in HELD.get()):
+        decision, pending = _decide_sync(guard, event, session, owner)
+    elif lock.acquire(False) or (not _holder_loop_is_here(session) and lock.acquire()):
+        try:
+            session._owner = ident
+            decision, pending = _decide_sync(guard, event, session, owner)
+        finally:
+            session._owner = session._turn = None
+            lock.release()
+    else:  # a task of this very thread's event loop holds the turn: waiting would stall
+        # the loop it needs to finish, so decide without the turn (a callback of that loop)
+        decision, pending = _decide_sync(guard, event, session, owner)
+    if not pending:
+        return decision
+    # an ask waits for its human outside the session's turn: siblings go on meanwhile
+    approve_sync(guard, decision, session)
+    return recorded(guard, _unless_halted(decision, session), session, owner)
+
+
+async def emit(guard: Guard, event: Event, session: Session, owner: bool = False) -> Decision:
+    """Decide ``event`` on the running loop, holding the session's turn."""
+    if session._reentry():  # a hook of this session emitting into it
+        decision, pending = await _decide(guard, event, session, owner)
+    else:
+        await _acquire(session._lock)
+        try:
+            session._loop = _running_loop()
+            token = session._enter()
+            try:
+                decision, pending = await _decide(guard, event, session, owner)
+            finally:
+                HELD.reset(token)
+        finally:
+            session._turn = session._loop = None
+            session._lock.release()
+    if not pending:
+        return decision
+    await approve(guard, decision, session)  # outside the turn, as on the sync path
+    decision = _unless_halted(decision, session)
+    if guard.ledger is None:
+        return recorded(guard, decision, session, owner)
+    done: Decision = await in_thread(recorded, guard, decision, session, owner)
+    return done
+
+
+def _decide_sync(
+    guard: Guard, event: Event, session: Session, owner: bool
+) -> tuple[Decision, bool]:
+    if guard.ledger is not None:
+        _ensure_tool_use_id(event)
+        if event.event_name in STOP_EVENTS:
+            seed_stop_blocks(guard, event, session)
+    begun = _begin(guard, event, session)
+    if isinstance(begun, Decision):  # halted
+        return recorded(guard, begun, session, owner), False
+    chain, needs_async, m = begun
+    if chain:
+        if needs_async:  # the turn is held: the coroutine's context (a copy of ours) says so
+            token = session._enter()
+            try:
+                _run_coroutine(_hooks_async(chain, m, session))
+            finally:
+                HELD.reset(token)
+        else:
+            _hooks_sync(chain, m, session)
+    return _finish(guard, m, session, owner)
+
+
+async def _decide(
+    guard: Guard, event: Event, session: Session, owner: bool
+) -> tuple[Decision, bool]:
+    if guard.ledger is not None:
+        _ensure_tool_use_id(event)
+        if event.event_name in STOP_EVENTS and (event.agent_id or "") not in session.stop_blocks:
+            await in_thread(seed_stop_blocks, guard, event, session)  # a query: off the loop
+    begun = _begin(guard, event, session)
+    if isinstance(begun, Decision):  # halted
+        if guard.ledger is None:
+            return recorded(guard, begun, session, owner), False
+        return await in_thread(recorded, guard, begun, session, owner), False
+    chain, _, m = begun
+    if chain:
+        await _hooks_async(chain, m, session)
+    decision, pending = _finish(guard, m, session, owner, record=guard.ledger is None)
+    if pending or guard.ledger is None:
+        return decision, pending
+    # a write can wait up to busy_timeout for another writer: not on the event loop
+    return await in_thread(recorded, guard, decision, session, owner), False
+
+
+# --- the shared steps ------------------------------------------------------------------------
+
+
+def _begin(guard: Guard, event: Event, session: Session) -> Decision | tuple[Chain, bool, Merge]:
+    """A halted session's denial, or the chain to run and the Merge to fold it into."""
+    if session.halted is not None:
+        halted = halted_decision(event, session)
+        if halted is not None:
+            return halted
+    chain, needs_async = guard._index.for_event(event, session.tenant)
+    if event.event_name in _NEW_TURN:
+        session.new_turn()
+    return chain, needs_async, Merge(event, session)
+
+
+def _finish(
+    guard: Guard, merge: Merge, session: Session, owner: bool, *, record: bool = True
+) -> tuple[Decision, bool]:
+    """The merged decision, recorded (unless ``record`` is false); or ``(ask, True)`` when an
+    approver must settle it first."""
+    decision = merge.finish()
+    if decision.decision == "ask" and guard.approver is not None:
+        return decision, True
+    if not record:
+        return decision, False
+    return recorded(guard, decision, session, owner), False
+
+
+def _hooks_sync(chain: Chain, merge: Merge, session: Session) -> None:
+    """Call each hook on this thread: one clock reading per hook."""
+    ctxs = session._ctx
+    perf = _perf
+    start = t0 = perf()
+    for b, pred in chain:
+        ev = merge.event
+        if pred is not None and not pred(ev.tool_input, ev.cwd):  # type: ignore[attr-defined]
+            continue
+        if merge.stopped:
+            merge.skip(b)
+            continue
+        limit = merge.limit(b, t0 - start)
+        if limit is None:
+            continue
+        try:
+            r = b.fn(ev, ctxs[b.index] or session.ctx(b))
+        except (Exception, SystemExit) as exc:  # a hook's exit() must not end the host
+            t1 = perf()
+            merge.raised(b, exc, t1 - t0)
+        else:
+            t1 = perf()
+            merge.returned(b, r, t1 - t0, limit)
+        t0 = t1
+
+
+async def _hooks_async(chain: Chain, merge: Merge, session: Session) -> None:
+    """Await each hook under its limit; a sync hook runs in a thread (its timeout holds)."""
+    import asyncio
+
+    start = _perf()
+    for b, pred in chain:
+        ev = merge.event
+        if pred is not None and not pred(ev.tool_input, ev.cwd):  # type: ignore[attr-defined]
+            continue
+        if merge.stopped:
+            merge.skip(b)
+            continue
+        t0 = _perf()
+        limit = merge.limit(b, t0 - start)
+        if limit is None:
+            continue
+        ctx = session.ctx(b)
+        try:
+            if b.is_async:
+                r = await asyncio.wait_for(_contained(b.fn(ev, ctx)), limit)
+            else:
+                r = await asyncio.wait_for(in_thread(b.fn, ev, ctx), limit)
+        except TimeoutError:
+            merge.fail(b, "timeout", f"no answer within {limit:g}s", _perf() - t0)
+        except (Exception, SystemExit) as exc:
+            merge.raised(b, exc, _perf() - t0)
+        else:
+            merge.returned(b, r, _perf() - t0, limit)
+
+
+def recorded(guard: Guard, decision: Decision, session: Session, owner: bool) -> Decision:
+    """Write ``decision`` to the ledger (when there is one); the decision stands regardless."""
+    if owner and decision.decision == "ask":  # run_tool has nobody else to ask
+        decision.decision = "deny"
+        decision.reason = f"needs approval and no approver is configured: {decision.reason}"
+    ledger = guard.ledger
+    if ledger is not None:
+        try:
+            ledger.record(
+                decision, session, guard.clock(), owner_pid=os.getpid() if owner else None
+            )
+        except Exception:  # the decision stands whatever happens to its record
+            import logging  # lazy: ~4 ms a hook process would pay on every event
+
+            logging.getLogger("guardrails.guard").exception(
+                "hookrails: could not record %s in the ledger", decision.event_name
+            )
+    if decision.event.event_name == "SessionEnd":
+        guard._forget(session)  # a long-running Guard forgets it
+    return decision
+
+
+def halted_decision(event: Event, session: Session) -> Decision | None:
+    """The denial of a tool call in a session a hook halted (``None`` otherwise)."""
+    if session.halted is None or event.event_name != "PreToolUse":
+        return None
+    return Decision(
+        event,
+        decision="deny",
+        reason=f"the agent was halted: {session.halted}",
+        explicit=True,
+        halted=True,
+    )
+
+
+def _unless_halted(decision: Decision, session: Session) -> Decision:
+    """A call approved while a sibling halted the agent does not run after all."""
+    if session.halted is not None and not decision.denied:
+        return halted_decision(decision.event, session) or decision
+    return decision
+
+
+def seed_stop_blocks(guard: Guard, event: Event, session: Session) -> None:
+    """A session new to this process (a command hook is one process per event) learns
+    how many stops in a row were blocked from the ledger, so the cap holds across them."""
+    key = event.agent_id or ""
+    if key in session.stop_blocks or guard.ledger is None:
+        return
+    if getattr(event, "stop_hook_active", None) is False:
+        session.stop_blocks[key] = 0  # Claude says the last stop was not blocked
+        return
+    try:
+        rows = guard.ledger.reader.query(
+            "select decision from events where session_id = ? and event = ? "
+            "and coalesce(agent_id, '') = ? order by id desc limit ?",
+            [session.session_id, event.event_name, key, STOP_BLOCK_CAP + 1],
+        )
+    except Exception:  # an unreadable ledger only loses the count, never the decision
+        return
+    n = 0
+    for row in rows:
+        if row["decision"] != "block":
+            break
+        n += 1
+    session.stop_blocks[key] = n
+
+
+def _ensure_tool_use_id(event: Event) -> None:
+    if event.event_name in TOOL_EVENTS and not getattr(event, "tool_use_id", None):
+        event.tool_use_id = new_tool_use_id()  # type: ignore[attr-defined]
+
+
+# --- threads and loops -------------------------------------------------------------------
+
+
+def in_thread(fn: Callable[..., Any], *args: Any) -> Awaitable[Any]:
+    """Run ``fn`` in a fresh daemon thread: no shared pool to queue behind (a timeout
+    counts from the start of the call) and a hung hook cannot hold up interpreter exit."""
+    import asyncio
+    import concurrent.futures
+    import threading
+
+    future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    context = contextvars.copy_context()  # the hook knows which session turns it holds
+
+    def run() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(context.run(fn, *args))
+        except BaseException as exc:
+            future.set_exception(exc)
+
+    threading.Thread(target=run, daemon=True, name="hookrails-hook").start()
+    return asyncio.wrap_future(future)
+
+
+async def _contained(awaitable: Awaitable[Any]) -> Any:
+    """Await an async hook; its ``exit()`` becomes a hook failure before asyncio sees it
+    (a task re-raises SystemExit through the event loop, ending the host)."""
+    try:
+        return await awaitable
+    except SystemExit as exc:
+        raise HookFailure("error", describe(exc)) from None
+
+
+def _running_loop() -> object | None:
+    """The event loop running on this thread (none, if asyncio was not even imported)."""
+    aio = sys.modules.get("asyncio")
+    if aio is None:
+        return None
+    try:
+        running: object = aio.get_running_loop()
+    except RuntimeError:
+        return None
+    return running
+
+
+def _holder_loop_is_here(session: Session) -> bool:
+    """The session's turn is held by a task of the event loop running on this thread."""
+    holder = session._loop
+    return holder is not None and holder is _running_loop()
+
+
+async def _acquire(lock: Any) -> None:
+    """Take a session's turn from async code without blocking the event loop (a plain
+    lock, shared with the sync path; polling is cancellation-safe, a waiting thread is
+    not)."""
+    import asyncio
+
+    delay = 0.0002
+    while not lock.acquire(False):
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.005)
+
+
+def _run_coroutine(coro: Any) -> Any:
+    """Run ``coro`` to completion from sync code, even inside a running loop."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    import concurrent.futures
+
+    context = contextvars.copy_context()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(context.run, asyncio.run, coro).result()
