@@ -28,8 +28,8 @@ from _timing import compare, table
 
 from guardrails import AgentDefinition, Guard, HookMatcher, PreToolUse
 from guardrails.builtins import SchemaGuardrail
-from guardrails.builtins.schema.examples import format_checker
-from guardrails.builtins.schema.guardrail import builtin_schema
+from guardrails.builtins.schema.formats import format_checker
+from guardrails.builtins.schema.sources import builtin_schema
 
 TARGET_RATIO = 1.3
 

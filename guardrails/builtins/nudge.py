@@ -23,7 +23,8 @@ from typing import Any
 
 from ..errors import DefinitionError, LedgerError
 from ..results import HookResult
-from .schema.guardrail import ToolSchema, ToolSchemas, _plural
+from .schema.guardrail import ToolSchema, ToolSchemas
+from .schema.violations import _plural
 
 __all__ = [
     "VALIDATION_PATTERNS",

@@ -10,13 +10,8 @@ from hypothesis import strategies as st
 from jsonschema import Draft7Validator, Draft202012Validator
 from pydantic import BaseModel, Field
 
-from guardrails.builtins.schema.examples import (
-    FORMAT_SAMPLES,
-    ExampleError,
-    format_checker,
-    minimal_example,
-    regex_example,
-)
+from guardrails.builtins.schema.examples import ExampleError, minimal_example, regex_example
+from guardrails.builtins.schema.formats import FORMAT_SAMPLES, format_checker
 
 
 def assert_valid(schema: Any, value: Any) -> None:

@@ -17,13 +17,11 @@ from pydantic import BaseModel, Field
 from guardrails import AgentDefinition, Guard, HookMatcher, Ledger
 from guardrails.builtins import SchemaGuardrail, schema_guardrail
 from guardrails.builtins.schema import guardrail as schema_module
-from guardrails.builtins.schema.examples import (
-    compile_validator,
-    fast_is_valid,
-    format_checker,
-    minimal_example,
-)
-from guardrails.builtins.schema.guardrail import builtin_schema, json_path
+from guardrails.builtins.schema.examples import minimal_example
+from guardrails.builtins.schema.fastpath import fast_is_valid
+from guardrails.builtins.schema.formats import compile_validator, format_checker
+from guardrails.builtins.schema.sources import builtin_schema
+from guardrails.builtins.schema.violations import json_path
 from guardrails.errors import DefinitionError
 from guardrails.testing import SpyTool
 from tests.unit.builtins.schema.test_examples import SCHEMA_STRATEGY

@@ -14,8 +14,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from guardrails._package_data import data_path
-from guardrails.builtins.schema.examples import format_checker
-from guardrails.builtins.schema.guardrail import builtin_schema, builtin_tool_names
+from guardrails.builtins.schema.formats import format_checker
+from guardrails.builtins.schema.sources import builtin_schema, builtin_tool_names
 from tests._paths import REPO
 
 TOOLS_DIR = REPO / "schemas" / "tools"
@@ -157,7 +157,7 @@ def test_data_path_finds_the_tool_schemas_in_a_wheel_layout(tmp_path: Path) -> N
     shutil.copytree(REPO / "schemas", site / "guardrails" / "_data" / "schemas")
     code = (
         "import guardrails._package_data as r; "
-        "from guardrails.builtins.schema.guardrail import builtin_schema, builtin_tool_names; "
+        "from guardrails.builtins.schema.sources import builtin_schema, builtin_tool_names; "
         "print(r.data_path('schemas')); print(len(builtin_tool_names())); "
         "print(builtin_schema('Bash')['title'])"
     )

@@ -1,0 +1,305 @@
+"""The machinery under :mod:`guardrails.events`: the ``Event`` base class, wire checks,
+and the registry of event classes by name.
+
+``Event.from_claude`` reads a Claude hook payload into the class registered for
+its ``hook_event_name``, checking each known field against its annotation (read
+as text: evaluating it would need ``typing``); fields it does not know are kept
+in ``extra`` and written back by ``to_claude``. The concrete event classes live
+in :mod:`guardrails.events`, which registers them here.
+"""
+
+from __future__ import annotations
+
+from ._dataclass_free import DICT, field_annotations, field_names, named_tuple, record
+from .errors import EventError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from dataclasses import Field
+    from typing import Any, ClassVar, NamedTuple
+
+__all__ = [
+    "Event",
+    "FieldSpec",
+    "canonical_event_name",
+    "event_class",
+    "known_event_name",
+    "register",
+    "wire_fields",
+]
+
+#: canonical event name -> its class, in registration order (``register``)
+_CLASSES: dict[str, type[Event]] = {}
+#: the names Claude sends for an event whose canonical name differs (``Stop``: AgentStop)
+_ALIASES: dict[str, str] = {}
+
+
+def register(*classes: type[Event]) -> None:
+    """Make ``classes`` known by their ``event_name`` (and by ``wire_name`` where it differs)."""
+    for cls in classes:
+        _CLASSES[cls.event_name] = cls
+        if cls.wire_name != cls.event_name:
+            _ALIASES[cls.wire_name] = cls.event_name
+
+
+def known_event_name(name: str | None) -> str | None:
+    """The canonical name of an event name or alias (``Stop``); ``None`` if hookrails has none."""
+    if name is None:
+        return None
+    name = _ALIASES.get(name, name)
+    return name if name in _CLASSES else None
+
+
+def canonical_event_name(name: str) -> str:
+    """Map an event name or alias (``Stop``) to its canonical name, or raise."""
+    name = _ALIASES.get(name, name)
+    if name not in _CLASSES:
+        raise EventError(
+            f"unknown event {name!r}; expected one of {', '.join(_CLASSES)} "
+            f"(or {', '.join(_ALIASES)})",
+            field="hook_event_name",
+        )
+    return name
+
+
+def event_class(name: str) -> type[Event]:
+    """The event class for a canonical name or alias."""
+    return _CLASSES[canonical_event_name(name)]
+
+
+def wire_fields(name: str) -> dict[str, FieldSpec]:
+    """The wire fields of an event (canonical name or alias) and how each is checked."""
+    return dict(_fields(event_class(name)))
+
+
+@record(kw_only=True, slots=True, no_repr=("_nulls",), no_compare=("_nulls",))
+class Event:
+    """Fields every hook event carries (Claude ``BaseHookInput``).
+
+    ``from_claude`` insists on the fields in ``required`` (present and not
+    null); ``session_id`` and ``cwd`` may be absent (a Guard session fills
+    them). A field whose type is not optional may not be null.
+    """
+
+    __slots__ = (  # noqa: RUF023  # field order, as @dataclass(slots=True) writes it
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "hook_event_name",
+        "permission_mode",
+        "prompt_id",
+        "effort",
+        "agent_id",
+        "agent_type",
+        "extra",
+        "_nulls",
+    )
+    __module__ = "guardrails.events"  # its public home, as before the move
+    if TYPE_CHECKING:
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+    event_name: ClassVar[str] = ""
+    #: the ``hook_event_name`` Claude sends and expects (``Stop`` for AgentStop)
+    wire_name: ClassVar[str] = ""
+    #: wire field holding the matcher subject (``None``: the agent's name)
+    subject_field: ClassVar[str | None] = None
+    #: event-specific fields every Claude payload of this event carries
+    required: ClassVar[tuple[str, ...]] = ()
+
+    session_id: str
+    transcript_path: str | None
+    cwd: str
+    hook_event_name: str
+    permission_mode: str | None
+    prompt_id: str | None
+    effort: dict[str, Any] | None
+    agent_id: str | None
+    agent_type: str | None
+    extra: dict[str, Any]
+    #: optional fields the payload sent as an explicit ``null``, so ``to_claude`` writes them back
+    _nulls: frozenset[str]
+
+    def __init__(
+        self,
+        *,
+        session_id: str = "",
+        transcript_path: str | None = None,
+        cwd: str = "",
+        hook_event_name: str = "",
+        permission_mode: str | None = None,
+        prompt_id: str | None = None,
+        effort: dict[str, Any] | None = None,
+        agent_id: str | None = None,
+        agent_type: str | None = None,
+        extra: dict[str, Any] = DICT,
+        _nulls: frozenset[str] = frozenset(),
+    ) -> None:
+        self.session_id = session_id
+        self.transcript_path = transcript_path
+        self.cwd = cwd
+        self.hook_event_name = hook_event_name
+        self.permission_mode = permission_mode
+        self.prompt_id = prompt_id
+        self.effort = effort
+        self.agent_id = agent_id
+        self.agent_type = agent_type
+        self.extra = {} if extra is DICT else extra
+        self._nulls = _nulls
+        self.__post_init__()
+
+    def __post_init__(self) -> None:
+        name = self.hook_event_name
+        if name == self.wire_name or not self.event_name:
+            return
+        if not name or name == self.event_name:
+            self.hook_event_name = self.wire_name  # AgentStop is "Stop" on the wire
+            return
+        raise EventError(
+            f"{name!r} does not name a {self.event_name} event", field="hook_event_name"
+        )
+
+    @staticmethod
+    def from_claude(payload: dict[str, Any]) -> Event:
+        """Build the typed event for a Claude hook payload (stdin JSON or SDK ``input_data``)."""
+        if not isinstance(payload, dict):
+            raise EventError(f"expected a JSON object, got {type(payload).__name__}")
+        raw_name = payload.get("hook_event_name")
+        if not isinstance(raw_name, str):
+            raise EventError("missing or not a string", field="hook_event_name")
+        cls = _CLASSES[canonical_event_name(raw_name)]
+        return cls._from_payload(payload)
+
+    @classmethod
+    def _from_payload(cls, payload: dict[str, Any]) -> Event:
+        known = _fields(cls)
+        kwargs: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        nulls: list[str] = []
+        for key, value in payload.items():
+            spec = known.get(key)
+            if spec is None:
+                extra[key] = value
+            elif value is None:
+                if not spec.nullable:
+                    raise EventError(f"must be {spec.expected}, got null", field=key)
+                nulls.append(key)
+            elif spec.types and (
+                not isinstance(value, spec.types)
+                or (isinstance(value, bool) and bool not in spec.types)
+            ):
+                raise EventError(f"must be {spec.expected}, got {_json_type(value)}", field=key)
+            else:
+                kwargs[key] = value
+        for key in cls.required:
+            if key not in kwargs and key not in nulls:
+                raise EventError(f"missing from the {cls.wire_name} payload", field=key)
+        return cls(**kwargs, extra=extra, _nulls=frozenset(nulls))
+
+    def to_claude(self) -> dict[str, Any]:
+        """The wire payload: known fields that are set, then the kept extras.
+
+        ``Event.from_claude(p).to_claude() == p`` for every payload carrying the
+        required fields, ``session_id`` and ``cwd`` (Claude's always do).
+        """
+        out: dict[str, Any] = {}
+        for name in _fields(type(self)):
+            value = getattr(self, name)
+            if value is not None or name in self._nulls or name in self.required:
+                out[name] = value
+        out.update(self.extra)
+        return out
+
+    @property
+    def subject(self) -> str | None:
+        """What matchers test: tool name, agent type, or ``None`` for the agent's name."""
+        if self.subject_field is None:
+            return None
+        value = getattr(self, self.subject_field)
+        return value if isinstance(value, str) else ""
+
+    def replace(self, **changes: Any) -> Event:
+        """A copy with ``changes`` (``dataclasses.replace``, without importing it)."""
+        for name in field_names(type(self)):
+            if name not in changes:
+                changes[name] = getattr(self, name)
+        return type(self)(**changes)
+
+
+if TYPE_CHECKING:
+
+    class FieldSpec(NamedTuple):
+        """How ``from_claude`` checks one wire field."""
+
+        types: tuple[type, ...]  # accepted runtime types; empty: anything
+        nullable: bool  # may the payload send ``null``?
+        expected: str  # for messages: "a string", "a boolean or null", ...
+
+else:  # the same NamedTuple, made without importing typing
+    FieldSpec = named_tuple(
+        "FieldSpec",
+        {"types": "tuple[type, ...]", "nullable": "bool", "expected": "str"},
+        module="guardrails.events",  # its public home
+        doc="How ``from_claude`` checks one wire field.",
+    )
+
+
+_JSON_NAMES: dict[type, str] = {
+    str: "a string",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    dict: "an object",
+    list: "an array",
+}
+_BY_NAME: dict[str, type] = {tp.__name__: tp for tp in _JSON_NAMES}
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    for tp in (bool, str, int, float, dict, list):
+        if isinstance(value, tp):
+            return _JSON_NAMES[tp].split(" ", 1)[1]
+    return type(value).__name__
+
+
+def _field_spec(annotation: str, *, required: bool = False) -> FieldSpec:
+    """The check for a field annotated ``annotation`` (``str | None``, ``dict[str, Any]``,
+    ``Any``...), read from the annotation's text: evaluating it would need ``typing``.
+
+    A required field may not be null even when its annotation is optional.
+    """
+    parts = [p.strip() for p in annotation.split("|")]
+    if parts == ["Any"]:
+        return FieldSpec((), True, "any JSON value")
+    args = [p for p in parts if p != "None"]
+    if len(args) != 1:
+        raise TypeError(f"unsupported event field type {annotation!r}")
+    base = _BY_NAME.get(args[0].split("[", 1)[0])
+    if base is None:
+        raise TypeError(f"unsupported event field type {annotation!r}")
+    accepted: tuple[type, ...] = (int, float) if base is float else (base,)
+    nullable = len(args) < len(parts) and not required
+    expected = _JSON_NAMES[base] + (" or null" if nullable else "")
+    return FieldSpec(accepted, nullable, expected)
+
+
+def _wire_fields(cls: type[Event]) -> dict[str, FieldSpec]:
+    """Wire field name -> its check, in declaration order (``extra`` is not a wire field)."""
+    annotations = field_annotations(cls)
+    return {
+        name: _field_spec(annotations[name], required=name in cls.required)
+        for name in field_names(cls)
+        if name not in ("extra", "_nulls")
+    }
+
+
+_FIELDS: dict[type[Event], dict[str, FieldSpec]] = {}
+
+
+def _fields(cls: type[Event]) -> dict[str, FieldSpec]:
+    """Computed on first use, once per class."""
+    found = _FIELDS.get(cls)
+    if found is None:
+        found = _FIELDS[cls] = _wire_fields(cls)
+    return found
