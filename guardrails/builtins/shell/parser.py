@@ -16,7 +16,7 @@ from typing import Final
 
 from .syntax import MAX_DEPTH, ParseState, Redirect, SimpleCommand, TooDeep
 
-__all__ = ["Parser", "parse"]
+__all__ = ["parse"]
 
 _REDIR_OPS: Final = ("&>>", "&>", ">>", ">|", ">&", "<<<", "<<-", "<<", "<&", "<>", ">", "<")
 _CTRL_OPS: Final = (";;&", ";;", ";&", "&&", "||", "|&", "|", "&", ";", "(", ")")
@@ -74,20 +74,20 @@ def _join_cwd(cwd: str | None, target: str) -> str | None:
     return "" if joined == "." else joined
 
 
-class Parser:
+class _Parser:
     """A lenient bash parser: collects simple commands, records errors, never raises them.
 
     Substitutions (``$(...)``, backticks, ``<(...)``) are parsed when their word
     is read, so their commands come before the command that uses them, as they run.
     """
 
-    def __init__(self, text: str, an: ParseState, cwd: str | None, depth: int) -> None:
+    def __init__(self, text: str, state: ParseState, cwd: str | None, depth: int) -> None:
         if depth > MAX_DEPTH:
             raise TooDeep
         self.s = text
         self.n = len(text)
         self.i = 0
-        self.an = an
+        self.state = state
         self.cwd = cwd
         self.depth = depth
         self.peeked: _Tok | None = None
@@ -95,7 +95,7 @@ class Parser:
         self.raws: list[SimpleCommand] = []
 
     def error(self, message: str) -> None:
-        self.an.errors.append(message)
+        self.state.errors.append(message)
 
     # -- tokens --
 
@@ -359,7 +359,7 @@ class Parser:
 
     def _child(self, text: str, dquote: bool) -> None:
         """Parse ``text`` as a nested script (or as an expanding here-document body)."""
-        sub = Parser(text, self.an, self.cwd, self.depth + 1)
+        sub = _Parser(text, self.state, self.cwd, self.depth + 1)
         if dquote:
             sub._dquote([], None)
         else:
@@ -413,7 +413,7 @@ class Parser:
                 self.next()
 
     def _pipeline(self, stop: frozenset[str], stop_words: frozenset[str]) -> None:
-        pid = self.an.new_pipeline()
+        pid = self.state.new_pipeline()
         members: list[SimpleCommand] = []
         while True:
             raw = self._command(pid, stop, stop_words)
@@ -451,7 +451,7 @@ class Parser:
                     continue
                 if t == "function":
                     self.next()
-                    self.an.functions.add(self.next().text)
+                    self.state.functions.add(self.next().text)
                     self._function_parens()
                     continue
                 if t == "[[":
@@ -559,7 +559,7 @@ class Parser:
                         and self.s[self.i :].lstrip().startswith(")")
                     ):  # name() { ...; }: a definition; the body is parsed as what follows
                         self._function_parens()
-                        self.an.functions.add(words[0])
+                        self.state.functions.add(words[0])
                         return None
                 continue
             if tok.kind == "redir":
@@ -612,7 +612,7 @@ class Parser:
 
 def parse(text: str, state: ParseState, cwd: str | None, depth: int) -> list[SimpleCommand]:
     """The simple commands of ``text`` (and of the substitutions in it), in the order they run."""
-    p = Parser(text, state, cwd, depth)
+    p = _Parser(text, state, cwd, depth)
     p.parse_list(frozenset())
     if p.pending:
         state.errors.append("here-document without its body")

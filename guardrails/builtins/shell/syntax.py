@@ -10,7 +10,8 @@ from typing import Final
 
 __all__ = ["MAX_DEPTH", "SINKS", "ParseState", "Redirect", "SimpleCommand", "TooDeep"]
 
-MAX_DEPTH: Final = 12  # nested $(...), backticks and bash -c scripts
+#: how deep ``$(...)``, backticks and ``bash -c`` scripts may nest before a line is ``unknown``
+MAX_DEPTH: Final = 12
 
 #: redirection targets that are not files: writing there changes nothing
 SINKS: Final = frozenset(
@@ -20,7 +21,7 @@ _WRITE_OPS: Final = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 
 
 class TooDeep(Exception):
-    pass
+    """Nesting went past ``MAX_DEPTH``: ``classify`` reports the line as ``unknown``."""
 
 
 class ParseState:
@@ -37,6 +38,8 @@ class ParseState:
 
 
 class Redirect:
+    """One redirection of a simple command (``> f``, ``2>&1``, ``<<EOF`` ...)."""
+
     __slots__ = ("body", "fd", "op", "quoted", "target")
 
     def __init__(self, op: str, fd: str | None, target: str, quoted: bool) -> None:

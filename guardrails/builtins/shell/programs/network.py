@@ -12,10 +12,12 @@ from typing import Final
 
 from ..options import first, has_opt, opt_value, split_opts, word_set
 from ..syntax import SINKS
-from .effect import Effect
+from .effect import Effect, Handler
 from .files import CP
 
 __all__ = ["HANDLERS"]
+
+# -- transfers and HTTP clients --
 
 _READ: Final = word_set("GET HEAD OPTIONS TRACE")
 _REMOTE_RE: Final = re.compile(r"(?:[^/:@\s]+@)?[A-Za-z0-9_.\-\[\]]+:(?!//)|[a-z][a-z0-9+.-]*://")
@@ -134,6 +136,8 @@ def _httpie(args: list[str]) -> Effect:
         kinds.add("file_write")
     return Effect(*(kinds or {"read_only"}), targets=[out] if out else [])
 
+
+# -- GitHub, cluster and cloud CLIs --
 
 _REMOTE_READ_VERBS: Final = word_set(
     """view list ls status diff checks search browse watch show get describe logs log token
@@ -299,7 +303,7 @@ def _cloud(args: list[str]) -> Effect:
     return Effect("unknown")
 
 
-HANDLERS: Final = {
+HANDLERS: Final[dict[str, Handler]] = {
     "rsync": _rsync,
     "scp": _scp,
     "curl": _curl,
