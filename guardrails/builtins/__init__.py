@@ -23,7 +23,7 @@ _TABLE: dict[str, tuple[str, str]] = {
     "schema_nudge": ("nudge", "SchemaNudge"),
     "idempotency_guard": ("idempotency.guard", "IdempotencyGuard"),
     "bash_side_effects": ("shell.classify", "BashSideEffects"),
-    "deny_commands": ("shell.classify", "DenyCommands"),
+    "deny_commands": ("shell.deny", "DenyCommands"),
     "protect_paths": ("paths", "ProtectPaths"),
     "tool_budget": ("budget", "ToolBudget"),
     "redact_secrets": ("budget", "RedactSecrets"),
@@ -60,9 +60,9 @@ if TYPE_CHECKING:  # the same table, spelled out for type checkers (``X as X``: 
     from .schema.guardrail import SchemaGuardrail as SchemaGuardrail
     from .schema.guardrail import schema_guardrail as schema_guardrail
     from .shell.classify import BashSideEffects as BashSideEffects
-    from .shell.classify import DenyCommands as DenyCommands
     from .shell.classify import bash_side_effects as bash_side_effects
-    from .shell.classify import deny_commands as deny_commands
+    from .shell.deny import DenyCommands as DenyCommands
+    from .shell.deny import deny_commands as deny_commands
     from .skills import SkillDiscovery as SkillDiscovery
     from .skills import skill_discovery as skill_discovery
     from .static import Allow as Allow

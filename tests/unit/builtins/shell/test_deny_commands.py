@@ -14,7 +14,7 @@ import pytest
 
 from guardrails import AgentDefinition, DefinitionError, Guard, HookMatcher
 from guardrails.builtins import DenyCommands, deny_commands
-from guardrails.builtins.shell.classify import DEFAULT_DENY_RULES, normalize_argv
+from guardrails.builtins.shell.deny import DEFAULT_DENY_RULES, normalize_argv
 from guardrails.definition.model import ToolSpec
 from guardrails.testing import SpyTool, make_event
 

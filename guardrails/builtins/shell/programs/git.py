@@ -1,0 +1,169 @@
+"""git: which subcommands (and flags) change the repository, the work tree or the remote."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Sequence
+from typing import Final
+
+from ..options import Opts, first, has_opt, opt_value, split_opts, word_set
+from .effect import Effect, Handler
+from .files import MV
+
+__all__ = ["HANDLERS", "git_subcommand"]
+
+_GIT_GLOBAL_ARG: Final = word_set(
+    "-C -c --git-dir --work-tree --namespace --config-env --super-prefix"
+)
+_GIT_READ: Final = word_set(
+    """status log diff show blame annotate grep ls-files ls-tree ls-remote rev-parse rev-list
+    describe shortlog cat-file show-ref for-each-ref whatchanged help version check-ignore
+    check-attr check-ref-format check-mailmap name-rev merge-base cherry count-objects fsck var
+    diff-tree diff-index diff-files range-diff show-branch verify-commit verify-tag verify-pack
+    get-tar-commit-id difftool request-pull column fmt-merge-msg interpret-trailers patch-id"""
+)
+_GIT_MUTATE: Final = word_set(
+    """add commit pull fetch merge rebase reset revert cherry-pick restore am init gc prune repack
+    maintenance update-ref update-index symbolic-ref replace filter-branch filter-repo
+    sparse-checkout rerere commit-tree mktag mktree read-tree write-tree checkout-index
+    merge-file mergetool pack-refs prune-packed unpack-objects update-server-info fast-import
+    citool gui"""
+)
+
+
+def git_subcommand(args: Sequence[str]) -> tuple[str, list[str]]:
+    """Skip git's global options (``-C dir``, ``-c k=v``, ``--no-pager`` ...)."""
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in _GIT_GLOBAL_ARG:
+            i += 2
+        elif a.startswith("-"):
+            i += 1
+        else:
+            return a, list(args[i + 1 :])
+    return "", []
+
+
+def _git(args: list[str]) -> Effect:
+    sub, rest = git_subcommand(args)
+    opts, ops = split_opts(rest)
+    if not sub or sub in _GIT_READ:
+        return Effect("read_only")
+    if sub in ("push", "fetch", "clean", "add", "rm", "mv") and has_opt(opts, "-n --dry-run"):
+        return Effect("read_only")
+    if sub == "push":
+        return Effect("git_mutation", "network_mutation")
+    if sub in _GIT_MUTATE:
+        dry = sub == "commit" and has_opt(opts, "--dry-run")
+        return Effect("read_only" if dry else "git_mutation")
+    handler = _GIT_SUBCOMMANDS.get(sub)
+    if handler is None:
+        return Effect("unknown")  # an alias or an unknown subcommand
+    return handler(rest, opts, ops)
+
+
+def _git_rm(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
+    if has_opt(opts, "--cached"):
+        return Effect("git_mutation")
+    return Effect("delete", "git_mutation", targets=ops)
+
+
+def _git_mv(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
+    res = MV(rest)
+    res.kinds = {"move", "git_mutation"}
+    return res
+
+
+def _git_clone(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
+    long_arg = word_set(
+        """--branch --origin --depth --config --reference --template --separate-git-dir --jobs
+        --upload-pack --filter"""
+    )
+    _, cops = split_opts(rest, "bcoju", long_arg)
+    dest = cops[1] if len(cops) > 1 else posixpath.basename(first(cops).rstrip("/"))
+    return Effect("file_write", targets=[dest.removesuffix(".git")] if dest else [])
+
+
+def _git_branch(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
+    changes = """-d -D --delete -m -M --move -c -C --copy -u --set-upstream-to --unset-upstream
+        -f --force --edit-description --track"""
+    if has_opt(opts, changes):
+        return Effect("git_mutation")
+    listing = """-l --list -a --all -r --remotes --contains --no-contains --merged --no-merged
+        --points-at --show-current"""
+    return Effect("git_mutation" if ops and not has_opt(opts, listing) else "read_only")
+
+
+def _git_tag(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
+    if has_opt(opts, "-d --delete -a --annotate -s --sign -u -f --force -m --message -F --file"):
+        return Effect("git_mutation")
+    listing = "-l --list -n --contains --no-contains --points-at --merged --no-merged -v --verify"
+    return Effect("git_mutation" if ops and not has_opt(opts, listing) else "read_only")
+
+
+def _git_config(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
+    copts, cops = split_opts(rest, "f", ("--file", "--blob", "--type", "--default"))
+    action = first(cops)
+    reads = "--get --get-all --get-regexp --get-urlmatch --list -l --get-color --get-colorbool"
+    if action in ("get", "list") or has_opt(copts, reads):
+        return Effect("read_only")
+    writes = """--unset --unset-all --add --replace-all --rename-section --remove-section -e
+        --edit"""
+    if action in word_set("set unset rename-section remove-section edit") or has_opt(copts, writes):
+        return Effect("git_mutation")
+    return Effect("git_mutation" if len(cops) >= 2 else "read_only")
+
+
+def _git_verbs(
+    reads: str, *, write: str = "git_mutation", default: str = ""
+) -> Callable[[list[str], Opts, list[str]], Effect]:
+    """A git subcommand whose first operand is an action: ``reads`` are read-only."""
+    names = word_set(reads)
+
+    def handler(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
+        action = first(ops) or default
+        return Effect("read_only" if action in names or not action else write)
+
+    return handler
+
+
+def _git_apply(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
+    checks = has_opt(opts, "--check --stat --numstat --summary") and not has_opt(opts, "--apply")
+    return Effect("read_only" if checks else "git_mutation")
+
+
+def _git_archive(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
+    out = opt_value(split_opts(rest, "o", ("--output",))[0], "-o --output")
+    return Effect("file_write", targets=[out]) if out else Effect("read_only")
+
+
+_GIT_SUBCOMMANDS: Final[dict[str, Callable[[list[str], Opts, list[str]], Effect]]] = {
+    "checkout": lambda rest, o, ops: Effect("git_mutation" if rest else "read_only"),
+    "switch": lambda rest, o, ops: Effect("git_mutation" if rest else "read_only"),
+    "clean": lambda rest, o, ops: Effect("delete"),
+    "rm": _git_rm,
+    "mv": _git_mv,
+    "clone": _git_clone,
+    "branch": _git_branch,
+    "tag": _git_tag,
+    "config": _git_config,
+    "stash": _git_verbs("list show", default="push"),
+    "remote": _git_verbs("show get-url"),
+    "reflog": _git_verbs("show", write="git_mutation", default="show"),
+    "worktree": _git_verbs("list", default="list"),
+    "submodule": _git_verbs("status summary", default="status"),
+    "notes": _git_verbs("list show", default="list"),
+    "bisect": _git_verbs("log view visualize help terms", default="help"),
+    "lfs": _git_verbs("ls-files status env version logs fsck", default="help"),
+    "apply": _git_apply,
+    "archive": _git_archive,
+    "format-patch": lambda rest, o, ops: Effect(
+        "read_only" if has_opt(o, "--stdout") else "file_write"
+    ),
+    "bundle": lambda rest, o, ops: Effect("file_write" if first(ops) == "create" else "read_only"),
+    "hash-object": lambda rest, o, ops: Effect("git_mutation" if has_opt(o, "-w") else "read_only"),
+}
+
+
+HANDLERS: Final[dict[str, Handler]] = {"git": _git}
