@@ -58,7 +58,7 @@ SCRUBBED = (
     "CLAUDECODE",
     "PYTHONPATH",
 )
-_FENCE = re.compile(r"^```([\w-]*)\s*$")
+_FENCE = re.compile(r"^( *)```([\w-]*)\s*$")
 _DIRECTIVE = re.compile(r"^<!-- doctest: (skip|subset-of) ?(.*?) ?-->$")
 
 
@@ -103,12 +103,12 @@ def parse(page: Path) -> list[Block]:
         if not match:
             i += 1
             continue
-        start, body = i, []
+        start, body, indent = i, [], len(match.group(1))  # a block in a list is indented
         i += 1
-        while i < len(lines) and lines[i].rstrip() != "```":
-            body.append(lines[i])
+        while i < len(lines) and lines[i].strip() != "```":
+            body.append(lines[i][indent:])
             i += 1
-        block = Block(page, start + 1, match.group(1), "\n".join(body) + "\n")
+        block = Block(page, start + 1, match.group(2), "\n".join(body) + "\n")
         before = next((ln.strip() for ln in reversed(lines[:start]) if ln.strip()), "")
         directive = _DIRECTIVE.match(before)
         if directive and directive.group(1) == "skip":
