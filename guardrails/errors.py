@@ -1,6 +1,7 @@
 """One exception base with structured subclasses.
 
-Library code raises these; only ``cli.py`` turns them into one-line messages.
+Library code raises these; only the CLI (``guardrails.cli.main``) turns them into one-line
+messages and exit codes.
 """
 
 from __future__ import annotations
