@@ -59,7 +59,7 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from ..dispatch.guard import Guard, Session, ToolRun
+from .. import Guard, Session, ToolRun
 from ..events import PostToolUse, PostToolUseFailure, PreToolUse
 from ..results import UNSET, Decision
 
