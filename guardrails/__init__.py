@@ -46,6 +46,7 @@ __all__ = [
     "ToolDenied",
     "ToolRun",
     "ToolSpec",
+    "UnmatchedToolWarning",
     "UserPromptSubmit",
     "__version__",
     "always_allow",
@@ -81,6 +82,7 @@ _WHERE = {
     "HookFailure": "errors",
     "ToolDenied": "errors",
     "LedgerError": "errors",
+    "UnmatchedToolWarning": "errors",
     "Ledger": "ledger.sqlite",
     "LedgerReader": "ledger.sqlite",
     "ApprovalRequest": "approvers",
@@ -110,6 +112,7 @@ if TYPE_CHECKING:
         HookFailure,
         LedgerError,
         ToolDenied,
+        UnmatchedToolWarning,
     )
     from .events import (
         AgentStop,

@@ -1,4 +1,4 @@
-"""One exception base with structured subclasses.
+"""One exception base with structured subclasses, and the warnings hookrails gives.
 
 Library code raises these; only the CLI (``guardrails.cli.main``) turns them into one-line
 messages and exit codes.
@@ -19,6 +19,7 @@ __all__ = [
     "SettingsError",
     "ToolDenied",
     "TranscriptError",
+    "UnmatchedToolWarning",
     "describe",
     "format_loc",
     "one_line",
@@ -206,3 +207,11 @@ class TranscriptError(GuardrailsError):
         self.line = line
         where = f"{file}:{line}" if line else file
         super().__init__(f"{where}: {message}")
+
+
+class UnmatchedToolWarning(UserWarning):
+    """A host adapter was handed a tool that no PreToolUse, PostToolUse or
+    PostToolUseFailure matcher of the definition can match (a typo, a case slip:
+    ``bash`` for ``Bash``), so none of those hooks run for it. A warning, not an
+    error: the tool still works and the ledger still records its calls.
+    """

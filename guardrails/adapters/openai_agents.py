@@ -88,6 +88,7 @@ from agents import (
 from agents.run_context import AgentHookContext
 
 from .. import Guard
+from ..definition.coverage import warn_unmatched_tools
 from ..results import Decision
 from ._openai_rails import CANCELLED, ENDED, Rails, RunBlocked, as_text, runs_of
 
@@ -138,21 +139,28 @@ def guard_tools(
     ``ComputerTool``, ``CustomTool``) raises ``TypeError``, so it cannot slip through
     unguarded by accident: guard its executor yourself (``guard.run_tool``) and name it
     in ``unguarded`` to pass it through.
+
+    A guarded tool that no PreToolUse, PostToolUse or PostToolUseFailure matcher of the
+    definition can match (``bash`` where the definition says ``Bash``) gets an
+    :class:`~guardrails.UnmatchedToolWarning`, once per tool.
     """
     rails = Rails(guard, session_id, wraps=True)
     passed = set(unguarded)
     out: list[Tool] = []
+    guarded: list[str] = []
     for tool in tools:
         if tool.name in passed or _hosted(tool):
             out.append(tool)
         elif isinstance(tool, FunctionTool):
             out.append(rails.attach(tool))
+            guarded.append(tool.name)
         else:
             raise TypeError(
                 f"guard_tools cannot guard {type(tool).__name__} {tool.name!r}: it runs on "
                 "this machine and the SDK gives it no tool guardrails. Guard its executor "
                 f"yourself (guard.run_tool) and pass unguarded=({tool.name!r},)"
             )
+    warn_unmatched_tools(guard.definition, guarded)
     return out
 
 
@@ -166,12 +174,14 @@ def tool_guardrails(
     records its exceptions (then answers as its own policy would), so the output
     guardrail tells a failure from an output. Without ``guard_tools``'s invoker the
     guardrails cannot apply a rewritten input (the call is refused) nor tell a timeout
-    from an output (see the module docs).
+    from an output (see the module docs). Warns as ``guard_tools`` does when no tool
+    matcher of the definition can match ``tool``.
     """
     if not isinstance(tool, FunctionTool):
         raise TypeError(f"tool_guardrails needs a FunctionTool, not {type(tool).__name__}")
     rails = Rails(guard, session_id, wraps=False)
     rails.prepare(tool)
+    warn_unmatched_tools(guard.definition, [tool.name])
     return rails.input, rails.output
 
 

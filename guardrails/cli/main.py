@@ -66,10 +66,12 @@ def cli() -> None:
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 def check(file: str) -> None:
-    """Load and compile FILE, report its bindings, and warn about matchers that match no tool.
+    """Load and compile FILE, report its bindings, and warn about matchers that match no tool
+    and declared tools that no tool matcher matches.
 
     Exits 1 on an invalid definition.
     """
+    from ..definition.coverage import unmatched_tools
     from ..dispatch.explain import check_definition
 
     report = check_definition(file)
@@ -77,6 +79,10 @@ def check(file: str) -> None:
         click.echo(line)
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
+    definition = report.definition
+    for unmatched in unmatched_tools(definition, definition.tools):
+        where = file + (f":{unmatched.line}" if unmatched.line else "")
+        click.echo(f"warning: {where}: {unmatched.message}", err=True)
 
 
 def _json_arg(value: str | None, what: str) -> Any:
