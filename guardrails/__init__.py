@@ -51,6 +51,7 @@ _WHERE: dict[str, str] = {
     "SettingsError": "errors",
     "ToolDenied": "errors",
     "TranscriptError": "errors",
+    "UnmatchedToolWarning": "errors",
     "Ledger": "ledger.sqlite",
     "LedgerReader": "ledger.sqlite",
     "ApprovalRequest": "approvers",
@@ -89,6 +90,7 @@ if TYPE_CHECKING:  # the same table, spelled out for type checkers (``X as X``: 
     from .errors import SettingsError as SettingsError
     from .errors import ToolDenied as ToolDenied
     from .errors import TranscriptError as TranscriptError
+    from .errors import UnmatchedToolWarning as UnmatchedToolWarning
     from .events import AgentStop as AgentStop
     from .events import Event as Event
     from .events import PostToolUse as PostToolUse

@@ -1,4 +1,4 @@
-"""One exception base with structured subclasses.
+"""One exception base with structured subclasses, and the warnings hookrails gives.
 
 Library code raises these; only the CLI (``guardrails.cli``) turns them into
 one-line messages. Errors about a file the user wrote or pointed at (a
@@ -21,6 +21,7 @@ __all__ = [
     "SettingsError",
     "ToolDenied",
     "TranscriptError",
+    "UnmatchedToolWarning",
     "describe",
     "format_loc",
     "one_line",
@@ -200,3 +201,11 @@ class ServeError(GuardrailsError):
 
 class TranscriptError(LocatedError):
     """A transcript cannot be replayed: missing, unreadable, or not a Claude Code transcript."""
+
+
+class UnmatchedToolWarning(UserWarning):
+    """A host adapter was handed a tool that no PreToolUse, PostToolUse or
+    PostToolUseFailure matcher of the definition can match (a typo, a case slip:
+    ``bash`` for ``Bash``), so none of those hooks run for it. A warning, not an
+    error: the tool still works and the ledger still records its calls.
+    """

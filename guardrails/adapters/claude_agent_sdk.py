@@ -18,10 +18,10 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, cast
 
+from .. import Guard
 from ..claude_code import failure_policy as _policy
 from ..definition.hook_refs import claude_hook
 from ..definition.model import AgentDefinition, HookMatcher
-from ..dispatch.guard import Guard
 from ..errors import DefinitionError, EventError
 from ..events import TOOL_EVENTS, Event, canonical_event_name, event_class
 from ..results import Decision

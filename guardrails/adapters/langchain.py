@@ -35,6 +35,10 @@ What maps to what (the Guard decides; this module only translates):
   agent before its next model call. Calls of the batch already running when the halt
   lands may finish.
 
+The first call of a tool that no PreToolUse, PostToolUse or PostToolUseFailure
+matcher of the definition can match (``bash`` where it says ``Bash``) gives an
+:class:`~guardrails.UnmatchedToolWarning`, once per tool and middleware.
+
 Sessions: the ``session_id`` you pass, else the LangGraph ``thread_id`` (a
 checkpointed conversation is one session), else one per invocation (with
 SessionStart and SessionEnd). Not expressed: SubagentStart/SubagentStop (a LangChain
@@ -59,7 +63,8 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from ..dispatch.guard import Guard, Session, ToolRun
+from .. import Guard, Session, ToolRun
+from ..definition.coverage import warn_unmatched_tools
 from ..events import PostToolUse, PostToolUseFailure, PreToolUse
 from ..results import UNSET, Decision
 
@@ -95,6 +100,14 @@ class GuardrailsMiddleware(AgentMiddleware[GuardrailsState, Any, Any]):
         self.guard = guard
         self.session_id = session_id
         self._fallback = str(uuid.uuid4())  # a call outside create_agent's state (a ToolNode)
+        self._checked: set[str] = set()  # tool names already checked against the definition
+
+    def _check_tool(self, name: str) -> None:
+        """The first call of each tool: warn if no tool matcher of the definition can match
+        it (the middleware learns the agent's tools only from their calls)."""
+        if name not in self._checked:
+            self._checked.add(name)
+            warn_unmatched_tools(self.guard.definition, [name])
 
     # --- sessions -------------------------------------------------------------------------
 
@@ -180,6 +193,7 @@ class GuardrailsMiddleware(AgentMiddleware[GuardrailsState, Any, Any]):
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], _Result],
     ) -> _Result:
+        self._check_tool(request.tool_call["name"])
         session = self._session(request.state, _config_thread(request))
         event = _pre_event(session, request)
         pre = session.emit_sync(event, owner=True)  # this process runs the tool
@@ -211,6 +225,7 @@ class GuardrailsMiddleware(AgentMiddleware[GuardrailsState, Any, Any]):
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], Awaitable[_Result]],
     ) -> _Result:
+        self._check_tool(request.tool_call["name"])
         session = self._session(request.state, _config_thread(request))
         event = _pre_event(session, request)
         pre = await session.emit(event, owner=True)

@@ -50,11 +50,9 @@ __all__ = [
     "TOKEN_ENV",
     "HookServer",
     "check_exposure",
-    "exposure_warning",
     "is_loopback",
     "make_server",
     "serve_until_signal",
-    "startup_lines",
 ]
 
 _log = logging.getLogger("guardrails.serve")
@@ -487,44 +485,6 @@ def check_exposure(host: str, token: str | None, *, insecure: bool = False) -> N
             f"read the bindings and drive the hooks; set ${TOKEN_ENV} (or --token), or pass "
             "--insecure"
         )
-
-
-def startup_lines(server: HookServer) -> list[str]:
-    """What ``hookrails serve`` prints once it listens: where, for what, and how to call it."""
-    app = server.app
-    d = app.definition
-    ledger = app.guard.ledger
-    hook_url = server.url + HOOK_ROUTE
-    lines = [
-        f"hookrails serve: agent {d.name!r}"
-        + (f" from {d.source}" if d.source else "")
-        + f", {sum(len(b) for b in app.guard.bindings.values())} hook bindings, "
-        + (f"ledger {ledger.path}" if ledger is not None else "no ledger"),
-        f"listening on {server.url}",
-        f"  Claude Code http hooks: POST {hook_url}",
-        f"  also: GET {server.url}/v1/hooks, /v1/stats, /v1/health; POST /v1/explain",
-    ]
-    if app.token_required:
-        lines += [
-            "  every request needs the header  Authorization: Bearer <token>",
-            f'  in .claude/settings.json: "headers": {{"Authorization": "Bearer ${TOKEN_ENV}"}}, '
-            f'"allowedEnvVars": ["{TOKEN_ENV}"]  (export {TOKEN_ENV} where claude runs)',
-            f'  curl -H "Authorization: Bearer ${TOKEN_ENV}" {server.url}/v1/health',
-        ]
-    lines.append("Ctrl-C (or SIGTERM) stops it")
-    return lines
-
-
-def exposure_warning(server: HookServer) -> str | None:
-    """A warning when anyone on the network could ask this server for decisions."""
-    if server.app.token_required or server.loopback:
-        return None
-    return (
-        f"warning: listening on {server.host} (not loopback) without a token (--insecure): "
-        "anyone who can "
-        f"reach port {server.port} can read the bindings and stats and drive the hooks; "
-        f"set --token or ${TOKEN_ENV}"
-    )
 
 
 def serve_until_signal(server: HookServer) -> None:

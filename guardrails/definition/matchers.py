@@ -363,6 +363,28 @@ class Pattern:
         hit = any(a.name_re is None or a.name_re.fullmatch(subject) for a in self._alts)
         return True if self.negate else hit
 
+    def names_matching(self, subject: str, *, ignore_case: bool = False) -> list[str]:
+        """The alternatives' tool-name globs that match ``subject``, argument rules aside
+        (a ``re:`` pattern answers with its whole source); ``[]`` for a match-all pattern.
+
+        ``ignore_case`` recompiles the names case-insensitively: it finds the ``Bash`` a
+        definition meant for a tool called ``bash``. Cold path (warnings), not cached.
+        """
+        flags = re.IGNORECASE if ignore_case else 0
+        if self.match_all:
+            return []
+        if self._regex is not None:
+            regex = re.compile(self._regex.pattern, self._regex.flags | flags)
+            return [self.source] if regex.fullmatch(subject) else []
+        found: list[str] = []
+        for alt in self._alts:
+            name_re = alt.name_re
+            if name_re is not None and flags:
+                name_re = re.compile(name_re.pattern, name_re.flags | flags)
+            if (name_re is None or name_re.fullmatch(subject)) and alt.name not in found:
+                found.append(alt.name)
+        return found
+
     def specialize(self, subject: str, arg_of: ArgLookup) -> bool | ArgPredicate:
         """Decide for ``subject``, or return the predicate still to test on the input."""
         if self.match_all:

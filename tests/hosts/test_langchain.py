@@ -8,6 +8,7 @@ Core cases run through both ``invoke`` (sync hooks) and ``ainvoke`` (async hooks
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,15 @@ from langgraph.errors import ParentCommand
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.types import Command, interrupt
 
-from guardrails import AgentDefinition, Guard, HookMatcher, HookResult, Ledger, always_allow
+from guardrails import (
+    AgentDefinition,
+    Guard,
+    HookMatcher,
+    HookResult,
+    Ledger,
+    UnmatchedToolWarning,
+    always_allow,
+)
 from guardrails.adapters import langchain as langchain_adapter
 from guardrails.adapters.langchain import GuardrailsMiddleware
 from guardrails.builtins import (
@@ -263,6 +272,59 @@ def test_a_command_result_gets_the_nudge_in_its_tool_message(tmp_path: Path) -> 
     model = _model(_calls_tool(("remember", {"note": "x"})), "ok")
     messages = _invoke(model, [remember], guard)
     assert _tool_messages(messages)["call_0"].content == "noted\n\nTip: prefer ls -la."
+
+
+# --- tools no matcher of the definition matches ---------------------------------------------------
+
+
+def _matching(*matchers: str | None) -> Guard:
+    """A Guard whose only tool matchers are ``matchers`` (PreToolUse), recording nothing."""
+    hooks = {"PreToolUse": [HookMatcher(matcher=m, hooks=[_deny_rm]) for m in matchers]}
+    return Guard(AgentDefinition(name="ops", hooks=hooks), ledger=False)
+
+
+def _warned(guard: Guard, mode: str, turns: int = 1) -> list[str]:
+    """The UnmatchedToolWarning messages of one agent that calls ``bash`` twice in each of
+    ``turns`` turns."""
+    calls: list[str] = []
+    replies = [
+        AIMessage(
+            content="",
+            tool_calls=[
+                {"name": "bash", "args": {"command": c}, "id": f"call_{t}_{c}"}
+                for c in ("ls", "pwd")
+            ],
+        )
+        for t in range(turns)
+    ]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _invoke(_model(*replies, "done"), [_bash(calls)], guard, mode=mode)
+    assert sorted(calls) == sorted(["ls", "pwd"] * turns)  # a warning, not a refusal
+    return [str(w.message) for w in caught if issubclass(w.category, UnmatchedToolWarning)]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_first_call_of_a_tool_no_matcher_matches_warns_once(tmp_path: Path, mode: str) -> None:
+    assert _warned(_matching("Read|Write"), mode, turns=2) == [
+        "tool 'bash' matches no matcher of definition 'ops'; "
+        "no PreToolUse, PostToolUse or PostToolUseFailure hook runs for it"
+    ]
+
+
+@pytest.mark.parametrize("matcher", ["Bash", "Bash(git *)"])
+def test_a_tool_named_but_for_case_is_called_out(tmp_path: Path, matcher: str) -> None:
+    assert _warned(_matching(matcher), "sync") == [
+        "tool 'bash' matches no matcher of definition 'ops'; the definition names 'Bash' "
+        "(tool names are case-sensitive)"
+    ]
+
+
+@pytest.mark.parametrize("matchers", [["bash"], ["b*"], ["Read", "!Read"], ["*"], [""], [None]])
+def test_no_warning_for_a_tool_a_matcher_matches(
+    tmp_path: Path, matchers: list[str | None]
+) -> None:
+    assert _warned(_matching(*matchers), "async") == []
 
 
 # --- the ledger -----------------------------------------------------------------------------------

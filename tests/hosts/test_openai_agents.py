@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,15 @@ from agents.exceptions import AgentsException
 from agents.run_config import ToolExecutionConfig
 from agents.testing import ScriptedModel, assistant_message, function_call
 
-from guardrails import AgentDefinition, Guard, HookMatcher, HookResult, Ledger, always_allow
+from guardrails import (
+    AgentDefinition,
+    Guard,
+    HookMatcher,
+    HookResult,
+    Ledger,
+    UnmatchedToolWarning,
+    always_allow,
+)
 from guardrails import errors as guardrails_errors
 from guardrails.adapters.openai_agents import (
     GuardrailsRunHooks,
@@ -521,6 +530,78 @@ def test_guard_tools_refuses_a_local_tool_it_cannot_guard(tmp_path: Path, kind: 
 def test_guard_tools_passes_hosted_tools_through(tmp_path: Path, kind: str) -> None:
     tool = HOSTED_TOOLS[kind]()
     assert guard_tools(_guard(tmp_path, {}), [tool])[0] is tool
+
+
+# --- tools no matcher of the definition matches ---------------------------------------------
+
+
+def _matching(*matchers: str | None, tools: dict[str, Any] | None = None) -> Guard:
+    """A Guard whose only tool matchers are ``matchers`` (PreToolUse), recording nothing."""
+    hooks = {"PreToolUse": [HookMatcher(matcher=m, hooks=[_deny_rm]) for m in matchers]}
+    return Guard(AgentDefinition(name="ops", tools=tools or {}, hooks=hooks), ledger=False)
+
+
+def _unmatched(caught: list[warnings.WarningMessage]) -> list[str]:
+    return [str(w.message) for w in caught if issubclass(w.category, UnmatchedToolWarning)]
+
+
+def test_guard_tools_warns_once_per_tool_no_matcher_matches() -> None:
+    deploy = _bash([])
+    deploy.name = "deploy"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        guard_tools(_matching("Read|Write"), [deploy, _bash([]), deploy])
+    assert _unmatched(caught) == [
+        f"tool {name!r} matches no matcher of definition 'ops'; "
+        "no PreToolUse, PostToolUse or PostToolUseFailure hook runs for it"
+        for name in ("deploy", "bash")
+    ]
+    assert {w.filename for w in caught} == {__file__}  # it points at the guard_tools call
+
+
+@pytest.mark.parametrize("matcher", ["Bash", "Bash(git *)", "Read|Bash"])
+def test_a_tool_named_but_for_case_is_called_out(matcher: str) -> None:
+    with pytest.warns(UnmatchedToolWarning) as caught:
+        guard_tools(_matching(matcher), [_bash([])])
+    assert _unmatched(caught.list) == [
+        "tool 'bash' matches no matcher of definition 'ops'; the definition names 'Bash' "
+        "(tool names are case-sensitive)"
+    ]
+
+
+def test_tool_guardrails_warns_about_an_unmatched_tool_too() -> None:
+    with pytest.warns(UnmatchedToolWarning, match="tool 'bash' matches no matcher"):
+        tool_guardrails(_matching("Bassh"), _bash([]))
+
+
+@pytest.mark.parametrize(
+    "matchers",
+    [["bash"], ["ba*"], ["re:b.sh"], ["!Read"], ["Read", "bash|Write"], ["*"], [""], [None]],
+)
+def test_no_warning_for_a_tool_a_matcher_matches(matchers: list[str | None]) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        guard_tools(_matching(*matchers), [_bash([])])
+        tool_guardrails(_matching(*matchers), _bash([]))
+    assert _unmatched(caught) == []
+
+
+def test_an_argument_rule_counts_when_the_tool_has_a_primary_argument() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        guard_tools(
+            _matching("bash(git *)", tools={"bash": {"primary_arg": "command"}}), [_bash([])]
+        )
+    assert _unmatched(caught) == []
+    with pytest.warns(UnmatchedToolWarning, match=r"set tools\.bash\.primary_arg"):
+        guard_tools(_matching("bash(git *)"), [_bash([])])
+
+
+def test_hosted_and_unguarded_tools_are_not_checked() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        guard_tools(_matching("Read"), [WebSearchTool(), _bash([])], unguarded=["bash"])
+    assert _unmatched(caught) == []
 
 
 # --- the ledger -------------------------------------------------------------------------------

@@ -21,8 +21,9 @@ import pytest
 from click.testing import CliRunner
 
 from guardrails import AgentDefinition, Guard, HookMatcher, HookResult, Ledger
-from guardrails.claude_code.http_server import HOOK_ROUTE, HookServer, exposure_warning, make_server
+from guardrails.claude_code.http_server import HOOK_ROUTE, HookServer, make_server
 from guardrails.cli.main import cli
+from guardrails.cli.serve import exposure_warning
 from guardrails.definition.hook_refs import hook_name
 from guardrails.errors import ServeError
 from tests._db import rows, value

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from guardrails.cli.demo import DEMO_DEFINITION, load_definition, run_demo
+from guardrails.cli.demo_run import DEMO_DEFINITION, load_definition, run_demo
 from guardrails.cli.main import cli
 
 

@@ -833,3 +833,13 @@ def test_relative_path_rules_agree_with_reference(data: st.DataObject) -> None:
     expected = ref_path_glob(glob, value, cwd)
     _record(expected)
     assert _compiled(f"Edit({glob})").matches("Edit", {"file_path": value}, cwd) is expected
+
+
+def test_names_matching_lists_the_alternatives_naming_a_subject() -> None:
+    pattern = Pattern("Bash(git *)|Re*|Write")
+    assert pattern.names_matching("Bash") == ["Bash"]  # argument rules aside
+    assert pattern.names_matching("bash") == []
+    assert pattern.names_matching("bash", ignore_case=True) == ["Bash"]
+    assert pattern.names_matching("read", ignore_case=True) == ["Re*"]
+    assert Pattern("re:ba.h").names_matching("BASH", ignore_case=True) == ["re:ba.h"]
+    assert Pattern("*").names_matching("anything") == []  # match-all: nothing to name
