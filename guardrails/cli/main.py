@@ -71,7 +71,6 @@ def check(file: str) -> None:
 
     Exits 1 on an invalid definition.
     """
-    from ..definition.coverage import unmatched_tools
     from ..dispatch.explain import check_definition
 
     report = check_definition(file)
@@ -79,10 +78,6 @@ def check(file: str) -> None:
         click.echo(line)
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
-    definition = report.definition
-    for unmatched in unmatched_tools(definition, definition.tools):
-        where = file + (f":{unmatched.line}" if unmatched.line else "")
-        click.echo(f"warning: {where}: {unmatched.message}", err=True)
 
 
 def _json_arg(value: str | None, what: str) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..definition.coverage import unmatched_tools
 from ..definition.matchers import BUILTIN_PRIMARY_ARGS, ArgPredicate
 from ..definition.model import AgentDefinition
 from ..errors import EventError
@@ -25,7 +26,8 @@ class CheckReport:
 
 
 def check_definition(path: str) -> CheckReport:
-    """Load and compile ``path``; list bindings; warn about matchers that match no tool."""
+    """Load and compile ``path``; list bindings; warn about matchers that match no tool and
+    declared tools that no tool matcher matches."""
     definition = AgentDefinition.from_file(path)
     guard = Guard(definition, ledger=False)  # checking writes nothing
     report = CheckReport(definition)
@@ -59,6 +61,9 @@ def check_definition(path: str) -> CheckReport:
                     f"{where}: hooks.{event}[{i}].matcher {m.matcher!r} matches none of the "
                     f"{which} ({', '.join(known)})"
                 )
+    for unmatched in unmatched_tools(definition, definition.tools):
+        where = path + (f":{unmatched.line}" if unmatched.line else "")
+        report.warnings.append(f"{where}: {unmatched.message}")
     return report
 
 
