@@ -7,11 +7,11 @@ imported only by the features that need them.
 
 from __future__ import annotations
 
+from ._version import __version__ as __version__
+
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
     from typing import Any
-
-__version__ = "0.1.0"
 
 #: the public names, each with the module that defines it: ``__all__`` and the lazy
 #: imports come from this one table (a test holds the TYPE_CHECKING imports below to it)

@@ -3,45 +3,23 @@
 ``ProtectPaths(paths=[...])`` configures one; ``protect_paths`` is the ready
 instance with defaults. In a definition file: ``protect_paths`` or
 ``{use: protect_paths, with: {paths: [...]}}``. Modules load only when used, so
-``import guardrails`` stays light.
+``import guardrails`` stays light. The names and their homes are one table,
+``guardrails.definition.builtin_names``: exports and ``__all__`` come from it.
 """
 
 from __future__ import annotations
+
+from ..definition.builtin_names import BUILTINS as BUILTINS
+from ..definition.builtin_names import NO_INSTANCE, TABLE
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
     from typing import Any
 
-#: declarative name -> (module under guardrails.builtins, class). The one table: the
-#: ``BUILTINS`` references, the lazy exports and ``__all__`` all come from it.
-_TABLE: dict[str, tuple[str, str]] = {
-    "allow": ("static", "Allow"),
-    "ask": ("static", "Ask"),
-    "deny": ("static", "Deny"),
-    "inject": ("static", "Inject"),
-    "schema_guardrail": ("schema.guardrail", "SchemaGuardrail"),
-    "schema_nudge": ("nudge", "SchemaNudge"),
-    "idempotency_guard": ("idempotency.guard", "IdempotencyGuard"),
-    "bash_side_effects": ("shell.classify", "BashSideEffects"),
-    "deny_commands": ("shell.deny", "DenyCommands"),
-    "protect_paths": ("paths", "ProtectPaths"),
-    "tool_budget": ("budget", "ToolBudget"),
-    "redact_secrets": ("budget", "RedactSecrets"),
-    "require_artifacts": ("stop", "RequireArtifacts"),
-    "completion_promise": ("stop", "CompletionPromise"),
-    "skill_discovery": ("skills", "SkillDiscovery"),
-}
-#: built-ins whose class needs arguments, so there is no ready instance to export
-_NO_INSTANCE = frozenset({"inject", "require_artifacts"})
-
-#: declarative name -> ``module:ClassName``; the class's defaults give the ready instance
-BUILTINS: dict[str, str] = {
-    name: f"{__name__}.{module}:{cls}" for name, (module, cls) in _TABLE.items()
-}
 #: public attribute -> module that defines it (classes and ready instances)
 _EXPORTS: dict[str, str] = {
-    **{cls: module for module, cls in _TABLE.values()},
-    **{name: module for name, (module, _) in _TABLE.items() if name not in _NO_INSTANCE},
+    **{cls: module for module, cls in TABLE.values()},
+    **{name: module for name, (module, _) in TABLE.items() if name not in NO_INSTANCE},
 }
 
 __all__ = sorted(["BUILTINS", *_EXPORTS])

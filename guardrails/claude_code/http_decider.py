@@ -508,7 +508,7 @@ class ServeApp:
     # --- GET /v1/health ------------------------------------------------------------
 
     def health(self) -> dict[str, Any]:
-        from .. import __version__
+        from .._version import __version__
 
         ledger = self.guard.ledger
         with self._count_lock:

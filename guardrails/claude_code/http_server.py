@@ -113,7 +113,7 @@ class _Handler(BaseHTTPRequestHandler):
         return cast(HookServer, self.server).app
 
     def version_string(self) -> str:
-        from .. import __version__
+        from .._version import __version__
 
         return f"hookrails/{__version__}"
 

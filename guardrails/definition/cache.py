@@ -23,8 +23,8 @@ import json
 import os
 import sys
 
-from .. import __version__
 from .._dataclass_free import field_names
+from .._version import __version__
 from ..errors import DefinitionError
 from .matchers import GLOB_TRANSLATIONS
 from .model import AgentDefinition, HookMatcher, ToolSpec

@@ -325,7 +325,7 @@ def _import_ref(ref: str, base_dir: str | None = None) -> Any:
 def _target(name: str, base_dir: str | None = None) -> Any:
     if ":" in name:
         return _import_ref(name, base_dir)
-    from ..builtins import BUILTINS
+    from .builtin_names import BUILTINS
 
     path = BUILTINS.get(name)
     if path is None:
