@@ -82,7 +82,7 @@ _WHERE = {
     "ToolDenied": "errors",
     "LedgerError": "errors",
     "Ledger": "ledger.sqlite",
-    "LedgerReader": "ledger.sqlite",
+    "LedgerReader": "ledger.reader",
     "ApprovalRequest": "approvers",
     "CallbackApprover": "approvers",
     "TerminalApprover": "approvers",
@@ -123,7 +123,8 @@ if TYPE_CHECKING:
         SubagentStop,
         UserPromptSubmit,
     )
-    from .ledger.sqlite import Ledger, LedgerReader
+    from .ledger.reader import LedgerReader
+    from .ledger.sqlite import Ledger
     from .results import Decision, HookResult, HookRun, Injection
 
 

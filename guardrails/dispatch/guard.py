@@ -960,7 +960,13 @@ class Guard:
             decision.reason = f"needs approval and no approver is configured: {decision.reason}"
         if self.ledger is not None:
             try:
-                self.ledger.record(decision, session, self.clock(), owner_pid=_pid(owner))
+                self.ledger.record(
+                    decision,
+                    self.clock(),
+                    agent=session.guard.definition.name,
+                    tenant=session.tenant,
+                    owner_pid=_pid(owner),
+                )
             except Exception:  # the decision stands whatever happens to its record
                 import logging  # lazy: ~4 ms a hook process would pay on every event
 
