@@ -14,8 +14,9 @@ idempotency built-in, its in-memory store and every ledger store share them.
 **Idempotency keys.** :meth:`Store.claim_key` decides, in one transaction, what a
 key means for a new call (:data:`Verdict`):
 
-* ``claimed``: the key was free (absent, expired, failed, or its call will never
-  finish): it is now this call's, ``in_progress``.
+* ``claimed``: the key is this call's: it was free (absent, expired, failed, or its
+  call will never finish) and is now ``in_progress`` under this call, or this call
+  held it already (the same call decided again).
 * ``completed``: an identical call finished within the TTL; ``stored.result`` is its
   stored result (the caller may replay it).
 * ``conflict``: the tool declares key fields and the call under this key had other
