@@ -53,7 +53,7 @@ _WHERE: dict[str, str] = {
     "TranscriptError": "errors",
     "UnmatchedToolWarning": "errors",
     "Ledger": "ledger.sqlite",
-    "LedgerReader": "ledger.sqlite",
+    "LedgerReader": "ledger.reader",
     "ApprovalRequest": "approvers",
     "CallbackApprover": "approvers",
     "TerminalApprover": "approvers",
@@ -101,8 +101,8 @@ if TYPE_CHECKING:  # the same table, spelled out for type checkers (``X as X``: 
     from .events import SubagentStart as SubagentStart
     from .events import SubagentStop as SubagentStop
     from .events import UserPromptSubmit as UserPromptSubmit
+    from .ledger.reader import LedgerReader as LedgerReader
     from .ledger.sqlite import Ledger as Ledger
-    from .ledger.sqlite import LedgerReader as LedgerReader
     from .results import Decision as Decision
     from .results import HookResult as HookResult
     from .results import HookRun as HookRun

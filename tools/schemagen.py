@@ -70,7 +70,7 @@ def main() -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(dump(schema), encoding="utf-8")
         print(f"wrote {path.relative_to(root.parent)}")
-    from guardrails.ledger.sqlite import SQL_DIR, schema_sql
+    from guardrails.ledger.migrations import SQL_DIR, schema_sql
 
     path = Path(SQL_DIR) / "schema.sql"
     path.write_text(schema_sql(), encoding="utf-8")

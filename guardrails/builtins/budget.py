@@ -27,17 +27,6 @@ __all__ = ["RedactSecrets", "ToolBudget", "redact_secrets", "tool_budget"]
 _GLOB_CHARS: Final = frozenset("*?[{|")
 #: in-flight calls remembered per session at most (a degraded ledger never records them)
 _MAX_INFLIGHT: Final = 1024
-_SESSION_TOTALS: Final = (
-    "SELECT tool_name, sum(status != 'denied') AS n, max(id) AS last_id FROM tool_calls "
-    "WHERE session_id = ? GROUP BY tool_name"
-)
-_SESSION_ROWS: Final = (
-    "SELECT id, tool_call_id, tool_name, status FROM tool_calls WHERE session_id = ?"
-)
-#: ``+session_id``: walk the rowids after the last one seen, not the session's index
-_ROWS_SINCE: Final = (
-    "SELECT id, tool_call_id, tool_name, status FROM tool_calls WHERE +session_id = ? AND id > ?"
-)
 
 
 class _Limit:
@@ -167,7 +156,7 @@ class ToolBudget:
         try:
             # the session's totals once per process, then only the rows added since
             if seen is None and not inflight:
-                totals = reader.query(_SESSION_TOTALS, (sid,))
+                totals = reader.session_tool_totals(sid)
                 rows = []
                 last, counted = 0, [0] * len(self._limits)
                 for row in totals:
@@ -175,10 +164,10 @@ class ToolBudget:
                     for i in self._applicable(row["tool_name"]):
                         counted[i] += row["n"]
             elif seen is None:  # calls allowed while the ledger was unreadable: match them
-                rows = reader.query(_SESSION_ROWS, (sid,))
+                rows = reader.session_calls(sid)
                 last, counted = 0, [0] * len(self._limits)
             else:
-                rows = reader.query(_ROWS_SINCE, (sid, seen["last_id"]))
+                rows = reader.session_calls(sid, after_id=seen["last_id"])
                 last, counted = seen["last_id"], list(seen["used"])
         except GuardrailsError:  # LedgerError: the file cannot be read
             return list(own)

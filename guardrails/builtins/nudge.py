@@ -61,12 +61,6 @@ VALIDATION_PATTERNS: tuple[str, ...] = (
 _STATE = "schema_nudge"
 #: tool_use_ids remembered per session to nudge at most once per call
 _REMEMBERED = 1000
-_COUNT_NUDGED = (
-    "SELECT count(*) FROM tool_calls AS t WHERE t.session_id = ? AND t.tool_name = ? "
-    "AND t.arguments_hash = ? AND t.status = 'ok' AND EXISTS (SELECT 1 FROM hook_runs AS h "
-    "WHERE h.session_id = t.session_id AND h.tool_call_id = t.tool_call_id AND h.hook = ? "
-    "AND h.outcome = 'inject')"
-)
 
 
 class SchemaNudge:
@@ -148,7 +142,7 @@ def _ledger_prior(ctx: Any, session: str, tool: str, digest: str) -> int:
     hook = getattr(ctx, "hook_name", None) or SchemaNudge.hook_name
     try:
         failed = ctx.ledger.count_failures(session, tool, digest)
-        nudged = ctx.ledger.value(_COUNT_NUDGED, (session, tool, digest, hook)) or 0
+        nudged = ctx.ledger.count_injected(session, tool, digest, hook)
     except LedgerError:
         return 0
     return int(failed) + int(nudged)

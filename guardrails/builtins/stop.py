@@ -26,15 +26,6 @@ from ..results import STOP_BLOCK_CAP, HookResult
 
 __all__ = ["CompletionPromise", "RequireArtifacts", "completion_promise"]
 
-#: this hook's latest outcomes on this stop event, newest first (skipped runs ignored)
-_OWN_OUTCOMES: Final = (
-    "SELECT h.outcome FROM hook_runs h JOIN events e ON e.id = h.event_id "
-    "WHERE h.session_id = ? AND h.tool_call_id IS NULL AND h.event = ? AND h.hook = ? "
-    "AND e.agent_id IS ? AND h.outcome != 'skipped' ORDER BY h.id DESC LIMIT ?"
-)
-_SUCCEEDED_TOOLS: Final = (
-    "SELECT DISTINCT tool_name FROM tool_calls WHERE session_id = ? AND status = 'ok'"
-)
 #: files examined per artifact glob at most (a stop hook must answer within its timeout)
 _MAX_FILES: Final = 100
 #: bytes of a JSON artifact read at most
@@ -60,17 +51,11 @@ class _BlockCount:
         n = mine.get(agent, 0)
         if ctx.ledger is not None:
             try:
-                rows = ctx.ledger.query(
-                    _OWN_OUTCOMES,
-                    (_sid(event, ctx), event.event_name, ctx.hook_name, event.agent_id, cap + 1),
+                run = ctx.ledger.hook_blocks_in_a_row(
+                    _sid(event, ctx), event.event_name, ctx.hook_name, event.agent_id, cap + 1
                 )
             except GuardrailsError:  # unreadable ledger: this process's count will do
-                rows = []
-            run = 0
-            for row in rows:
-                if row["outcome"] != "block":
-                    break
-                run += 1
+                run = 0
             n = max(n, run)  # a degraded ledger lags behind ctx.state, never ahead
         if event.stop_hook_active:
             n = max(n, 1)
@@ -476,7 +461,7 @@ class RequireArtifacts:
                 f"require_artifacts: tools={self.tools!r} needs a ledger to read; attach one "
                 "(Guard(..., ledger=Ledger(path)) or `ledger:` in the definition)",
             )
-        names = [r["tool_name"] for r in ctx.ledger.query(_SUCCEEDED_TOOLS, (_sid(event, ctx),))]
+        names = ctx.ledger.succeeded_tools(_sid(event, ctx))
         done: list[str] = []
         absent: list[str] = []
         for glob, regex in zip(self.tools, self._tool_res, strict=True):

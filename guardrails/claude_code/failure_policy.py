@@ -261,5 +261,7 @@ def record_undecided(
     (see :func:`undecided_session`); returns what was recorded."""
     session = undecided_session(guard, event)
     decision = failure_decision(event, reason, closed)
-    ledger.record(decision, session, guard.clock())
+    ledger.record(
+        decision, guard.clock(), agent=session.guard.definition.name, tenant=session.tenant
+    )
     return decision

@@ -48,7 +48,7 @@ from . import failure_policy as _policy
 from .failure_policy import encode_bytes
 
 if TYPE_CHECKING:
-    from ..dispatch.guard import Guard, Session
+    from ..dispatch.guard import Guard
     from ..results import Decision
 
 __all__ = ["MAX_BODY", "ServeApp"]
@@ -71,26 +71,6 @@ _EXPLAIN_FIELDS: Final = {
     "cwd": "cwd",
     "tenant": "tenant",
     "payload": "payload",
-}
-_STATS_SQL: Final = {
-    "calls_by_status": (
-        "SELECT status, count(*) AS calls FROM tool_calls GROUP BY status ORDER BY calls DESC"
-    ),
-    "tools": (
-        "SELECT tool_name, calls, ok, denials, errors, interrupted, p50_ms, p95_ms, avg_ms, "
-        "last_called_at FROM tool_stats LIMIT :limit"
-    ),
-    "denials_by_hook": (
-        "SELECT hook, matcher, hook_outcome, count(*) AS denials, max(started_at) AS last_at "
-        "FROM denials GROUP BY hook, matcher, hook_outcome ORDER BY denials DESC, hook "
-        "LIMIT :limit"
-    ),
-    "events": (
-        "SELECT event, decision, count(*) AS count FROM events GROUP BY event, decision "
-        "ORDER BY event, decision"
-    ),
-    "recent_sessions": "SELECT * FROM session_summary LIMIT :limit",
-    "slow_hooks": "SELECT * FROM slow_hooks LIMIT :limit",
 }
 
 
@@ -357,7 +337,12 @@ class ServeApp:
             try:
                 session = _policy.undecided_session(self.guard, event)
                 decision = _policy.failure_decision(event, line, closed)
-                self._record(decision, session, self.guard.clock())
+                self._record(
+                    decision,
+                    self.guard.clock(),
+                    agent=session.guard.definition.name,
+                    tenant=session.tenant,
+                )
             except Exception:  # the answer matters more than its record
                 _log.exception("hookrails serve: could not record the undecided %s", event_name)
         return _policy.undecided_output(event_name, line, closed)
@@ -410,9 +395,7 @@ class ServeApp:
             if self._tickets.get(id(ticket.event)) is ticket:
                 del self._tickets[id(ticket.event)]
 
-    def _gated_record(
-        self, decision: Decision, session: Session, now: float, **kwargs: Any
-    ) -> None:
+    def _gated_record(self, decision: Decision, now: float, **kwargs: Any) -> None:
         """The ledger's ``record`` while serving: a decision for an abandoned request (past
         its deadline, already answered and recorded as a refusal) is dropped."""
         with self._tickets_lock:
@@ -428,7 +411,7 @@ class ServeApp:
                     return
                 ticket.decision = decision
         assert self._record is not None
-        self._record(decision, session, now, **kwargs)
+        self._record(decision, now, **kwargs)
 
     # --- GET /v1/hooks ------------------------------------------------------------
 
@@ -497,9 +480,8 @@ class ServeApp:
             }
         out: dict[str, Any] = {"ledger": {"path": ledger.path, "degraded": ledger.degraded}}
         try:
-            reader = ledger.reader
-            for key, sql in _STATS_SQL.items():
-                out[key] = reader.query(sql, {"limit": limit})
+            for key, rows in ledger.reader.stats(limit):
+                out[key] = rows
         except GuardrailsError as exc:
             out["error"] = str(exc)
             return 503, out

@@ -450,28 +450,24 @@ class _ReplayLedger(Ledger):
         self.marks: dict[str, dict[str, Any]] = {}
 
     def record(
-        self, decision: Decision, session: Session, now: float, *, owner_pid: int | None = None
+        self,
+        decision: Decision,
+        now: float,
+        *,
+        agent: str,
+        tenant: str | None,
+        owner_pid: int | None = None,
     ) -> None:
         ev = decision.event
         mark = self.marks.get(getattr(ev, "tool_use_id", None) or "")
         if mark is not None and ev.event_name == "PreToolUse":
             decision.annotations = {**(decision.annotations or {}), "replayed": mark}
-        super().record(decision, session, now, owner_pid=owner_pid)
+        super().record(decision, now, agent=agent, tenant=tenant, owner_pid=owner_pid)
 
     def finish_unrun(self, session_id: str, call_id: str, message: str, at: float) -> None:
         """A call that did not run: its pending row becomes ``interrupted``, with why."""
-        from ..ledger.sqlite import _iso
-
-        try:
-            with self.write_transaction() as conn:
-                conn.execute(
-                    "UPDATE tool_calls SET status = 'interrupted', finished_at = ?, "
-                    "error_message = ? WHERE session_id = ? AND tool_call_id = ? "
-                    "AND status = 'pending'",
-                    (_iso(at), self.redactor.redact_text(message), session_id, call_id),
-                )
-        except LedgerError:
-            pass  # a degraded ledger: the row stays pending, as it would live
+        with contextlib.suppress(LedgerError):  # degraded: the row stays pending, as live
+            self.mark_interrupted(session_id, call_id, message, at)
 
 
 class _Replayer:
@@ -660,10 +656,7 @@ def _replay_ledger(
 
 
 def _refuse_known_session(led: Ledger, session_id: str) -> None:
-    known = led.reader.value(
-        "SELECT EXISTS (SELECT 1 FROM sessions WHERE session_id = ?)", (session_id,)
-    )
-    if known:
+    if led.reader.has_session(session_id):
         raise LedgerError(
             f"already holds session {session_id} (recorded live or replayed before); "
             "replay into another file",

@@ -23,6 +23,7 @@ from typing import Any
 from ..definition.model import AgentDefinition
 from ..dispatch.guard import Guard, ToolRun
 from ..errors import LedgerError
+from ..ledger.reader import EXAMPLE_QUERY
 from ..ledger.sqlite import Ledger
 from ..results import Decision
 
@@ -77,21 +78,6 @@ hooks:
   Stop:
     - hooks: [{use: completion_promise, with: {promise: DONE, max_iterations: 5}}]
 """
-
-_SUMMARY_SQL = """\
-select coalesce(agent_type, 'main') as agent, tool_name, status, count(*) as calls
-from tool_calls where session_id = :session
-group by 1, 2, 3 order by agent != 'main', 1, 2, 3"""
-
-_STOPS_SQL = """\
-select event, decision, count(*) as times from events
-where session_id = :session and event in ('SubagentStop', 'AgentStop')
-group by 1, 2 order by 1, 2"""
-
-_HOOKS_SQL = """\
-select hook, outcome, count(*) as times from hook_runs
-where session_id = :session and outcome in ('deny', 'block', 'ask')
-group by 1, 2 order by 1, 2"""
 
 
 @dataclass
@@ -290,16 +276,14 @@ def _run(ledger: Ledger, workdir: str, progress: Callable[[DemoStep], None] | No
     session.sync.session_end("other")
 
     report.executions = dict(sorted(tools.executions.items()))
-    params = {"session": session.session_id}
-    report.summary = ledger.reader.query(_SUMMARY_SQL, params)
-    report.stops = ledger.reader.query(_STOPS_SQL, params)
-    report.hooks = ledger.reader.query(_HOOKS_SQL, params)
+    reader = ledger.reader
+    report.summary = reader.session_call_counts(session.session_id)
+    report.stops = reader.session_stop_decisions(session.session_id)
+    report.hooks = reader.session_hook_refusals(session.session_id)
     path = shlex.quote(str(ledger.path))
     exe = _command("hookrails")
     report.explore = [
-        f"{exe} ledger query --ledger {path} -p session {session.session_id} "
-        '"select tool_name, status, count(*) from tool_calls where session_id = :session '
-        'group by 1, 2"',
+        f'{exe} ledger query --ledger {path} -p session {session.session_id} "{EXAMPLE_QUERY}"',
         f"{exe} ledger query --ledger {path} --saved session_timeline "
         f"-p session {session.session_id}",
         f"{_command('sqlite-utils')} tables {path} --counts",

@@ -111,7 +111,7 @@ def query(
     hookrails ledger query "select tool_name, status, count(*) from tool_calls group by 1, 2"
     hookrails ledger query --saved session_timeline -p session 3f2a... -f json
     """
-    from ..ledger.admin import run_query
+    from ..ledger.query import run_query
 
     result = run_query(_path(ledger_file, config), sql, saved=saved, params=dict(params))
     for line in result.render(fmt, max_width=max_width):
@@ -122,7 +122,7 @@ def query(
 @_ledger_options
 def views(ledger_file: str | None, config: str | None) -> None:
     """List the views (with their columns) and the saved queries."""
-    from ..ledger.admin import ledger_catalog
+    from ..ledger.query import ledger_catalog
 
     for line in ledger_catalog(_path(ledger_file, config)).lines():
         click.echo(line)

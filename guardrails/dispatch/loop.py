@@ -239,7 +239,11 @@ def recorded(guard: Guard, decision: Decision, session: Session, owner: bool) ->
     if ledger is not None:
         try:
             ledger.record(
-                decision, session, guard.clock(), owner_pid=os.getpid() if owner else None
+                decision,
+                guard.clock(),
+                agent=guard.definition.name,
+                tenant=session.tenant,
+                owner_pid=os.getpid() if owner else None,  # recover may ask if it still runs
             )
         except Exception:  # the decision stands whatever happens to its record
             import logging  # lazy: ~4 ms a hook process would pay on every event
@@ -282,18 +286,11 @@ def seed_stop_blocks(guard: Guard, event: Event, session: Session) -> None:
         session.stop_blocks[key] = 0  # Claude says the last stop was not blocked
         return
     try:
-        rows = guard.ledger.reader.query(
-            "select decision from events where session_id = ? and event = ? "
-            "and coalesce(agent_id, '') = ? order by id desc limit ?",
-            [session.session_id, event.event_name, key, STOP_BLOCK_CAP + 1],
+        n = guard.ledger.reader.stop_blocks_in_a_row(
+            session.session_id, event.event_name, event.agent_id, STOP_BLOCK_CAP + 1
         )
     except Exception:  # an unreadable ledger only loses the count, never the decision
         return
-    n = 0
-    for row in rows:
-        if row["decision"] != "block":
-            break
-        n += 1
     session.stop_blocks[key] = n
 
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..events import Event
-    from ..ledger.sqlite import LedgerReader
+    from ..ledger.reader import LedgerReader
     from ..results import Decision
     from .chains import Binding
     from .guard import Guard

@@ -37,7 +37,7 @@ from guardrails import (
     Ledger,
     LedgerError,
 )
-from guardrails.ledger.sqlite import spool_paths
+from guardrails.ledger import spool_paths
 from guardrails.testing import FakeClock, SpyTool
 
 needs_signals = pytest.mark.skipif(sys.platform == "win32", reason="needs SIGKILL")

@@ -157,7 +157,7 @@ def test_sdist_ships_every_data_file(sdist_names: set[str], folder: str) -> None
 # --- installed from the wheel ----------------------------------------------------------
 
 PRINT_LOCATIONS = (
-    "import guardrails, guardrails._package_data as r, guardrails.ledger.sqlite as s; "
+    "import guardrails, guardrails._package_data as r, guardrails.ledger.migrations as s; "
     "print(guardrails.__file__); print(r.data_path('schemas')); print(s.SQL_DIR)"
 )
 

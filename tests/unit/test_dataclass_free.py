@@ -19,7 +19,7 @@ from guardrails import events, results
 from guardrails._dataclass_free import DICT, record
 from guardrails.definition.model import AgentDefinition, HookMatcher, ToolSpec
 from guardrails.dispatch.guard import ToolRun
-from guardrails.ledger import sqlite as ledger
+from guardrails.ledger import migrations, spool
 from tests.unit import _dataclass_reference as ref
 
 
@@ -49,8 +49,8 @@ CASES: list[tuple[type, type, dict[str, Any]]] = [
     (HookMatcher, ref.HookMatcher, {"matcher": "Bash", "hooks": [_noop], "base_dir": "/x"}),
     (AgentDefinition, ref.AgentDefinition, {"name": "n", "source": "a.yaml"}),
     (ToolRun, ref.ToolRun, {"tool_name": "t", "status": "ok", "pre": _decision()}),
-    (ledger.Migration, ref.Migration, {"number": 1, "name": "init", "sql": "SELECT 1"}),
-    (ledger.RecoverReport, ref.RecoverReport, {"imported": 2, "spools": ["a"]}),
+    (migrations.Migration, ref.Migration, {"number": 1, "name": "init", "sql": "SELECT 1"}),
+    (spool.RecoverReport, ref.RecoverReport, {"imported": 2, "spools": ["a"]}),
 ]
 IDS = [ours.__name__ for ours, _, _ in CASES]
 
@@ -143,7 +143,7 @@ def test_dataclasses_replace_builds_the_same_class(
 def test_a_frozen_record_refuses_assignment_and_deletion_as_a_frozen_dataclass(
     attr: str,
 ) -> None:
-    obj, twin = _pair(ledger.Migration, ref.Migration, CASES[-2][2])
+    obj, twin = _pair(migrations.Migration, ref.Migration, CASES[-2][2])
     for target in (obj, twin):
         with pytest.raises(dataclasses.FrozenInstanceError) as assigning:
             setattr(target, attr, 2)

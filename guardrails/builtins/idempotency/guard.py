@@ -70,31 +70,25 @@ that may be a duplicate waits) or ``allow`` (run unchecked, annotated).
 
 from __future__ import annotations
 
-import calendar
-import itertools
+import contextlib
 import json
-import os
 import re
-import threading
-import time
-import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from ..._canonical_json import canonical_hash, canonical_json
 from ...errors import LedgerError
+from ...ledger.common import iso_time
+from ...ledger.store import KeyClaim
 from ...results import HookResult
+from .store import key_store
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from ...definition.model import AgentDefinition, ToolSpec
-    from ...ledger.sqlite import Ledger
 
 __all__ = ["IdempotencyGuard", "idempotency_guard"]
 
 Scope = Literal["session", "agent", "global"]
-Verdict = Literal["own", "completed", "conflict", "in_progress"]
 
 SCOPES: Final = ("session", "agent", "global")
 DEFAULT_TTL: Final = 24 * 3600.0
@@ -108,12 +102,6 @@ _DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([smhd])\s*")
 _CUT_MARGIN = 4096
 _STATE_KEY = "idempotency_guard.pending"
 _PENDING_LIMIT = 10_000
-#: every SWEEP_EVERY-th new claim of a process deletes up to SWEEP_BATCH expired ones
-SWEEP_EVERY = 256
-SWEEP_BATCH: Final = 256
-_claims = itertools.count(1)
-#: tool_calls statuses that mean an in-progress claim's call is not running
-_ENDED = frozenset({"denied", "error", "interrupted"})
 
 
 def parse_ttl(value: Any, name: str = "ttl") -> float | None:
@@ -154,42 +142,6 @@ class _Plan:
     scope: Scope
     ttl: float | None
     shell_field: str | None
-
-
-@dataclass(slots=True)
-class _Claim:
-    key: str
-    scope: Scope
-    session_id: str
-    agent_id: str | None
-    tool_name: str
-    payload_hash: str
-    tool_call_id: str | None
-    declared: bool
-    now: float
-    expires: float | None
-    tool_input: dict[str, Any]
-
-
-@dataclass(slots=True)
-class _Row:
-    """A claim met in the store (times as epoch seconds)."""
-
-    state: str
-    payload_hash: str
-    tool_call_id: str | None
-    session_id: str | None
-    result: str | None
-    created: float
-    expires: float | None
-    #: the earlier call's input when known (for the conflict message)
-    tool_input: dict[str, Any] | None = None
-
-
-@dataclass(slots=True)
-class _Outcome:
-    verdict: Verdict
-    row: _Row | None = None
 
 
 class IdempotencyGuard:
@@ -297,7 +249,7 @@ class IdempotencyGuard:
             return plan.fallback
         return bool(classify(command).side_effecting)
 
-    def _claim(self, plan: _Plan, event: Any, ctx: Any, now: float) -> _Claim:
+    def _claim(self, plan: _Plan, event: Any, ctx: Any, now: float) -> KeyClaim:
         tool_input: dict[str, Any] = event.tool_input or {}
         payload_hash = canonical_hash(tool_input)  # first: its errors name paths in the input
         fields: Any
@@ -316,7 +268,7 @@ class IdempotencyGuard:
             material["session"] = session_id
         if plan.scope == "agent":
             material["agent"] = event.agent_id or f"main:{ctx.definition.name}"
-        return _Claim(
+        return KeyClaim(
             key=canonical_hash(material),
             scope=plan.scope,
             session_id=session_id,
@@ -339,8 +291,8 @@ class IdempotencyGuard:
         claim = self._claim(plan, event, ctx, ctx.clock())
         note: dict[str, Any] = {"key": claim.key, "scope": claim.scope}
         try:
-            outcome = _store(ctx).claim(claim)
-        except (LedgerError, _sqlite_error()) as exc:
+            outcome = key_store(ctx).claim_key(claim)
+        except LedgerError as exc:
             note["state"] = "unchecked"
             note["error"] = str(exc)
             if self.on_store_error == "allow":
@@ -353,7 +305,7 @@ class IdempotencyGuard:
                 "Retry later.",
                 annotations={"idempotency": note},
             )
-        if outcome.verdict == "own":
+        if outcome.verdict == "claimed":
             note["state"] = "claimed"
             pending = ctx.state.setdefault(_STATE_KEY, {})
             if len(pending) >= _PENDING_LIMIT:
@@ -361,11 +313,11 @@ class IdempotencyGuard:
             if claim.tool_call_id is not None:
                 pending[claim.tool_call_id] = claim.key
             return HookResult(annotations={"idempotency": note})
-        row = outcome.row
+        row = outcome.stored
         assert row is not None
         note["state"] = outcome.verdict
         note["tool_call_id"] = row.tool_call_id
-        when = f"{_ago(claim.now - row.created)} (at {_iso(row.created)})"
+        when = f"{_ago(claim.now - row.created)} (at {iso_time(row.created)})"
         tool = event.tool_name
         if outcome.verdict == "completed":
             annotations: dict[str, Any] = {"idempotency": note}
@@ -412,220 +364,12 @@ class IdempotencyGuard:
                 key = self._claim(plan, event, ctx, 0.0).key
             except (TypeError, ValueError):
                 return
-        store = _store(ctx)
-        text = store.result_json(value, self.max_result)
-        try:
-            store.finish(key, call_id, state, text, ctx.clock(), exact)
-        except (LedgerError, _sqlite_error()):
-            pass  # the claim stays in progress: the ledger's tool_calls row tells its end
-
-
-# --- stores ------------------------------------------------------------------------------
-
-
-def _judge(row: _Row, c: _Claim) -> Verdict | Literal["reclaim"]:
-    if c.tool_call_id is not None and row.tool_call_id == c.tool_call_id:
-        return "own"  # the same call decided again
-    if row.expires is not None and row.expires <= c.now:
-        return "reclaim"
-    if row.state == "failed":
-        return "reclaim"
-    if c.declared and row.payload_hash != c.payload_hash:
-        return "conflict"
-    return "completed" if row.state == "completed" else "in_progress"
-
-
-class _MemoryStore:
-    """Claims of one Guard without a ledger: this process only."""
-
-    def __init__(self) -> None:
-        self._rows: dict[str, _Row] = {}
-        self._lock = threading.Lock()
-        from ..._redaction import DEFAULT_REDACTOR
-
-        self.redactor = DEFAULT_REDACTOR
-
-    def claim(self, c: _Claim) -> _Outcome:
-        with self._lock:
-            row = self._rows.get(c.key)
-            verdict = "reclaim" if row is None else _judge(row, c)
-            if verdict == "reclaim":
-                self._rows[c.key] = _Row(
-                    "in_progress",
-                    c.payload_hash,
-                    c.tool_call_id,
-                    c.session_id,
-                    None,
-                    c.now,
-                    c.expires,
-                    c.tool_input,
-                )
-                return _Outcome("own")
-            return _Outcome(verdict, row)
-
-    def finish(
-        self, key: str, call_id: str | None, state: str, result: str, now: float, exact: bool
-    ) -> None:
-        with self._lock:
-            row = self._rows.get(key)
-            if row is not None and row.state == "in_progress" and row.tool_call_id == call_id:
-                row.state = state
-                row.result = result
-
-    def result_json(self, value: Any, cap: int) -> str:
-        return _result_json(value, self.redactor, cap)
-
-
-_memory: weakref.WeakKeyDictionary[Any, _MemoryStore] = weakref.WeakKeyDictionary()
-_memory_lock = threading.Lock()
-
-_INSERT = (
-    "INSERT OR IGNORE INTO idempotency_keys (key, scope, session_id, agent_id, tool_name, "
-    "payload_hash, state, tool_call_id, result, created_at, updated_at, expires_at) "
-    "VALUES (?, ?, ?, ?, ?, ?, 'in_progress', ?, NULL, ?, ?, ?)"
-)
-_SELECT = (
-    "SELECT state, payload_hash, tool_call_id, session_id, result, created_at, expires_at "
-    "FROM idempotency_keys WHERE key = ?"
-)
-_RECLAIM = (
-    "UPDATE idempotency_keys SET scope = ?, session_id = ?, agent_id = ?, tool_name = ?, "
-    "payload_hash = ?, state = 'in_progress', tool_call_id = ?, result = NULL, "
-    "created_at = ?, updated_at = ?, expires_at = ? WHERE key = ?"
-)
-#: expired claims count as absent: now and then a claim deletes a batch of them, so the
-#: table stays bounded without ``hookrails ledger prune`` (uses the expiry index)
-_SWEEP = (
-    "DELETE FROM idempotency_keys WHERE key IN (SELECT key FROM idempotency_keys "
-    f"WHERE expires_at < ? ORDER BY expires_at LIMIT {SWEEP_BATCH})"
-)
-_CALL = (
-    "SELECT status, tool_call_result, tool_call_arguments, pid FROM tool_calls "
-    "WHERE session_id = ? AND tool_call_id = ?"
-)
-
-
-class _LedgerStore:
-    """Claims in the ledger's ``idempotency_keys``, shared by every process on the file."""
-
-    __slots__ = ("ledger",)
-
-    def __init__(self, ledger: Ledger) -> None:
-        self.ledger = ledger
-
-    def claim(self, c: _Claim) -> _Outcome:
-        now = _iso(c.now)
-        expires = None if c.expires is None else _iso(c.expires)
-        with self.ledger.write_transaction() as conn:
-            cur = conn.execute(
-                _INSERT,
-                (c.key, c.scope, c.session_id, c.agent_id, c.tool_name, c.payload_hash,
-                 c.tool_call_id, now, now, expires),
-            )  # fmt: skip
-            if cur.rowcount == 1:
-                if next(_claims) % SWEEP_EVERY == 0:
-                    conn.execute(_SWEEP, (now,))
-                return _Outcome("own")
-            found = conn.execute(_SELECT, (c.key,)).fetchone()
-            if found is None:  # cannot happen inside the transaction; be safe
-                raise LedgerError("idempotency claim vanished", path=self.ledger.path)
-            row = _Row(
-                found[0],
-                found[1],
-                found[2],
-                found[3],
-                found[4],
-                _epoch(found[5]),
-                None if found[6] is None else _epoch(found[6]),
-            )
-            verdict: Verdict | Literal["reclaim"]
-            call = None
-            if row.state == "in_progress" and row.tool_call_id != c.tool_call_id:
-                call = self._call(conn, row)
-                if call is not None and (call[0] in _ENDED or _orphaned(call)):
-                    verdict = "reclaim"  # denied after the claim, failed, interrupted, crashed
-                elif call is not None and call[0] == "ok":
-                    row.state, row.result = "completed", call[1]  # finished without our post
-                    conn.execute(
-                        "UPDATE idempotency_keys SET state = 'completed', result = ?, "
-                        "updated_at = ? WHERE key = ?",
-                        (row.result, now, c.key),
-                    )
-                    verdict = _judge(row, c)
-                else:
-                    verdict = _judge(row, c)
-            else:
-                verdict = _judge(row, c)
-            if verdict == "reclaim":
-                conn.execute(
-                    _RECLAIM,
-                    (c.scope, c.session_id, c.agent_id, c.tool_name, c.payload_hash,
-                     c.tool_call_id, now, now, expires, c.key),
-                )  # fmt: skip
-                return _Outcome("own")
-            if verdict == "conflict":
-                call = call or self._call(conn, row)
-                if call is not None and call[2]:
-                    row.tool_input = _loads(call[2])
-            return _Outcome(verdict, row)
-
-    @staticmethod
-    def _call(conn: sqlite3.Connection, row: _Row) -> tuple[Any, ...] | None:
-        if row.tool_call_id is None or row.session_id is None:
-            return None
-        found = conn.execute(_CALL, (row.session_id, row.tool_call_id)).fetchone()
-        return None if found is None else tuple(found)
-
-    def finish(
-        self, key: str, call_id: str | None, state: str, result: str, now: float, exact: bool
-    ) -> None:
-        at = _iso(now)
-        with self.ledger.write_transaction() as conn:
-            cur = conn.execute(
-                "UPDATE idempotency_keys SET state = ?, result = ?, updated_at = ? "
-                "WHERE key = ? AND tool_call_id IS ? AND state = 'in_progress'",
-                (state, result, at, key, call_id),
-            )
-            if cur.rowcount == 0 and not exact and call_id is not None:
-                # the key was recomputed from an input a later hook rewrote: find it by call
-                conn.execute(
-                    "UPDATE idempotency_keys SET state = ?, result = ?, updated_at = ? "
-                    "WHERE tool_call_id = ? AND state = 'in_progress'",
-                    (state, result, at, call_id),
-                )
-
-    def result_json(self, value: Any, cap: int) -> str:
-        return _result_json(value, self.ledger.redactor, cap)  # the user's patterns too
-
-
-def _orphaned(call: tuple[Any, ...]) -> bool:
-    """A pending call whose process (this machine) is gone: it will never finish."""
-    status, pid = call[0], call[3]
-    if status != "pending" or pid is None or pid == os.getpid():
-        return False
-    from ...ledger.sqlite import _alive
-
-    return not _alive(pid)
-
-
-def _store(ctx: Any) -> _LedgerStore | _MemoryStore:
-    guard = ctx.guard
-    ledger = guard.ledger
-    if ledger is not None:
-        return _LedgerStore(ledger)
-    store = _memory.get(guard)
-    if store is None:
-        with _memory_lock:
-            store = _memory.get(guard)
-            if store is None:
-                store = _memory[guard] = _MemoryStore()
-    return store
-
-
-def _sqlite_error() -> type[Exception]:
-    import sqlite3
-
-    return sqlite3.Error
+        store = key_store(ctx)
+        text = _result_json(value, store.redactor, self.max_result)  # the ledger's patterns too
+        end = store.complete_key if state == "completed" else store.fail_key
+        # on a store error the claim stays in progress: the ledger's tool_calls row tells its end
+        with contextlib.suppress(LedgerError):
+            end(key, call_id, text, ctx.clock(), exact=exact)
 
 
 _classify: Any = None
@@ -771,7 +515,7 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:60] + "…"
 
 
-def _what(c: _Claim) -> str:
+def _what(c: KeyClaim) -> str:
     return "idempotency key" if c.declared else "arguments"
 
 
@@ -790,18 +534,6 @@ def _ago(seconds: float) -> str:
     if h < 48:
         return f"{h} hours ago"
     return f"{h // 24} days ago"
-
-
-def _iso(t: float) -> str:
-    """UTC ISO-8601 with milliseconds, the ledger's format (sorts as text)."""
-    ms = int(t * 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
-
-
-def _epoch(iso: str) -> float:
-    seconds = calendar.timegm(time.strptime(iso[:19], "%Y-%m-%dT%H:%M:%S"))
-    frac = iso[20:23] if len(iso) > 22 and iso[19] == "." else "0"
-    return seconds + int(frac) / 1000
 
 
 idempotency_guard = IdempotencyGuard()

@@ -26,7 +26,7 @@ from click.testing import CliRunner, Result
 from guardrails import AgentDefinition, Guard, HookMatcher, HookResult, Ledger
 from guardrails.cli.main import cli
 from guardrails.ledger.admin import tail_calls
-from guardrails.ledger.sqlite import SQL_DIR, migrations
+from guardrails.ledger.migrations import SQL_DIR, migrations
 from tests._paths import REPO
 
 README = REPO / "README.md"
@@ -752,6 +752,7 @@ def test_importing_the_cli_stays_light() -> None:
 
 def test_cli_choices_match_the_library() -> None:
     from guardrails.ledger import admin as _ledger_ops
+    from guardrails.ledger import query as _query_ops
 
     ledger = cli.commands["ledger"]
     assert isinstance(ledger, click.Group)
@@ -761,6 +762,6 @@ def test_cli_choices_match_the_library() -> None:
         for p in command.params
         if isinstance(p.type, click.Choice)
     }
-    assert list(options["query", "fmt"].choices) == list(_ledger_ops.FORMATS)
-    assert set(options["export", "fmt"].choices) == set(_ledger_ops.FORMATS) - {"table"}
+    assert list(options["query", "fmt"].choices) == list(_query_ops.FORMATS)
+    assert set(options["export", "fmt"].choices) == set(_query_ops.FORMATS) - {"table"}
     assert tuple(options["export", "table"].choices) == _ledger_ops.TABLES

@@ -34,7 +34,7 @@ from guardrails import (
     PostToolUseFailure,
     PreToolUse,
 )
-from guardrails.ledger.sqlite import SQL_DIR, Migration, migrations, schema_sql
+from guardrails.ledger.migrations import SQL_DIR, Migration, migrations, schema_sql
 from guardrails.testing import SpyTool
 from tests._paths import REPO
 
@@ -234,8 +234,8 @@ def test_each_migration_runs_in_its_own_transaction(
     broken = Migration(
         LATEST + 1, "broken", "CREATE TABLE half_done (x);\nSELECT * FROM no_such_table;\n"
     )
-    monkeypatch.setattr("guardrails.ledger.sqlite.migrations", lambda: [*migrations(), broken])
-    monkeypatch.setattr("guardrails.ledger.sqlite._latest_version", lambda: LATEST + 1)
+    monkeypatch.setattr("guardrails.ledger.migrations.migrations", lambda: [*migrations(), broken])
+    monkeypatch.setattr("guardrails.ledger.migrations.latest_version", lambda: LATEST + 1)
     ledger = Ledger(db)
     try:
         assert ledger.degraded is not None and "no_such_table" in ledger.degraded

@@ -507,7 +507,7 @@ def test_stored_result_is_redacted(make: Make, store: str, tmp_path: Path) -> No
 def test_expired_claims_are_swept_now_and_then(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import guardrails.builtins.idempotency.guard as mod
+    import guardrails.ledger.sqlite_keys as mod
 
     clock = FakeClock()
     with Ledger(tmp_path / "l.db") as ledger:

@@ -1,0 +1,113 @@
+"""What every part of the ledger shares: where the file is, the time format, error kinds,
+whether a process still runs, and the logger.
+
+A hook process that records imports this (through :mod:`.sqlite`), so it imports only
+what recording needs; ``logging`` loads when something is logged.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+import time
+
+from ..errors import LedgerError
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
+if TYPE_CHECKING:
+    import logging
+
+    from ..definition.model import AgentDefinition
+
+__all__ = [
+    "DEFAULT_LEDGER",
+    "ENV_VAR",
+    "error_kind",
+    "iso_time",
+    "logger",
+    "open_failure_kind",
+    "process_alive",
+    "resolve_ledger_path",
+]
+
+DEFAULT_LEDGER = os.path.join(".hookrails", "ledger.db")
+ENV_VAR = "HOOKRAILS_LEDGER"
+
+
+def resolve_ledger_path(
+    path: str | os.PathLike[str] | None = None, definition: AgentDefinition | None = None
+) -> str:
+    """Explicit path, else ``$HOOKRAILS_LEDGER``, else the definition's ``ledger:``
+    (relative to its file), else ``.hookrails/ledger.db`` under the working directory."""
+    if path is not None:
+        return os.path.abspath(os.fspath(path))
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return os.path.abspath(env)
+    if definition is not None and definition.ledger:
+        base = os.path.dirname(os.path.abspath(definition.source)) if definition.source else ""
+        return os.path.abspath(os.path.join(base, definition.ledger))
+    return os.path.abspath(DEFAULT_LEDGER)
+
+
+def logger() -> logging.Logger:
+    """The ``guardrails.ledger`` logger, imported when first needed (``logging`` costs a
+    hook process ~4 ms)."""
+    import logging
+
+    return logging.getLogger("guardrails.ledger")
+
+
+def iso_time(t: float) -> str:
+    """UTC ISO-8601 with milliseconds, the ledger's time format (sorts as text)."""
+    ms = int(t * 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` of this machine still runs (a zombie does not)."""
+    if sys.platform == "win32":  # os.kill(pid, 0) would send CTRL_C_EVENT there
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # Linux: a killed child nobody has reaped yet is still "there" for kill()
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return True
+    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] != b"Z"
+
+
+def open_failure_kind(exc: BaseException, folder: str) -> str:
+    """:func:`error_kind` of a file that could not be opened in ``folder``."""
+    kind = error_kind(exc)
+    if kind == "error" and not os.access(folder, os.W_OK):
+        return "read_only"  # "unable to open database file": no file, -wal or -shm here
+    return kind
+
+
+def error_kind(exc: BaseException) -> str:
+    """The :class:`~guardrails.LedgerError` kind an exception means: ``read_only``,
+    ``full``, ``corrupt``, ``locked`` or ``error``."""
+    if isinstance(exc, LedgerError):
+        return exc.kind
+    if isinstance(exc, OSError) and exc.errno is not None:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return "full"
+        if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR, errno.EEXIST):
+            return "read_only"  # the folder cannot be created or written
+    text = str(exc).lower()
+    if "readonly" in text or "read-only" in text or "permission denied" in text:
+        return "read_only"
+    if "full" in text:
+        return "full"
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return "corrupt"
+    if "locked" in text or "busy" in text:
+        return "locked"
+    return "error"

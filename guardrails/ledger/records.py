@@ -1,0 +1,220 @@
+"""One event's decision as the ledger's rows: named operations, redacted and capped.
+
+:class:`EventRows` turns a :class:`~guardrails.results.Decision` into a list of
+``(operation, parameters)`` pairs (``session``, ``session_end``, ``pre``, ``post``,
+``event``, ``hook_run``). They are plain JSON-able values, so the spool stores them
+as they are and a store runs them with its own statements (``sqlite._SQL``). Tool
+inputs, outputs, payloads, reasons and error messages are redacted here, before
+anything is written anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from .._canonical_json import input_hash
+from ..results import UNSET
+from .common import iso_time
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .._redaction import Redactor
+    from ..results import Decision
+
+    #: one statement to run: its name and positional parameters
+    Op = tuple[str, list[Any]]
+
+__all__ = ["EVENT_ID", "EventRows"]
+
+#: placeholder in hook_run params for the id of the events row written just before
+#: (a string, so a spooled record keeps its meaning)
+EVENT_ID = "@event_id"
+_SESSION_REFRESH = 30.0  # seconds between refreshes of sessions.last_seen_at
+_SESSION_EVENTS = frozenset({"SessionStart", "SessionEnd", "UserPromptSubmit"})
+_CACHE_LIMIT = 10_000
+#: characters beyond the cap that are still redacted, so a secret cut by the cap is caught
+_CUT_MARGIN = 4096
+
+
+def _error_parts(error: str) -> tuple[str | None, str]:
+    m = re.match(
+        r"([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Timeout\w*)): (.*)", error, re.S
+    )
+    if m:
+        return m.group(1), m.group(2)
+    return None, error
+
+
+class EventRows:
+    """Makes each event's rows; remembers what saves work on later events of a session
+    (when its row was refreshed, a PreToolUse's arguments for its PostToolUse, redacted
+    hook names). ``max_output``: UTF-8 bytes of a tool result or payload kept as JSON."""
+
+    def __init__(self, redactor: Redactor, max_output: int) -> None:
+        self.redactor = redactor
+        self.max_output = max_output
+        #: session id -> when its row was last written (the upsert is paid once a while)
+        self._sessions_seen: dict[str, float] = {}
+        #: (session, tool call) -> (final arguments JSON, hash) from PreToolUse, for the post
+        self._pending_args: dict[tuple[str, str | None], tuple[str, str]] = {}
+        self._names: dict[str, str] = {}
+
+    def _text_of(self, value: Any) -> str:
+        """What JSON cannot hold (bytes, objects) is stored as its redacted ``str``."""
+        return self.redactor.redact_text(str(value))
+
+    def _json(self, value: Any, cap: int | None = None) -> tuple[str, bool, int]:
+        if cap is not None:
+            big = self._oversized(value, cap)
+            if big is not None:
+                return big
+        try:  # allow_nan=False: the column must stay valid JSON for json_extract()
+            text = json.dumps(
+                self.redactor.redact(value),
+                ensure_ascii=False,
+                allow_nan=False,
+                default=self._text_of,
+            )
+        except (TypeError, ValueError, RecursionError):  # NaN, keys JSON refuses, deep nesting
+            text = json.dumps(self.redactor.redact_text(repr(value)), ensure_ascii=False)
+        if cap is None:
+            return text, False, len(text)
+        size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+        if size <= cap:
+            return text, False, size
+        cut = text.encode("utf-8", "surrogatepass")[:cap].decode("utf-8", "ignore")
+        return json.dumps(cut + "…[truncated]", ensure_ascii=False), True, size
+
+    def _oversized(self, value: Any, cap: int) -> tuple[str, bool, int] | None:
+        """A value far over the cap is cut first and redacted as text, so a 1 MB tool
+        output costs a cap's worth of redaction, not a megabyte's."""
+        if isinstance(value, str) and len(value) <= cap:
+            return None
+        try:
+            raw = json.dumps(value, ensure_ascii=False, default=str)
+        except (TypeError, ValueError, RecursionError):
+            return None
+        if len(raw) <= cap + _CUT_MARGIN:
+            return None
+        size = len(raw.encode("utf-8", "surrogatepass"))
+        head = self.redactor.redact_text(raw[: cap + _CUT_MARGIN])
+        cut = head.encode("utf-8", "surrogatepass")[:cap].decode("utf-8", "ignore")
+        return json.dumps(cut + "…[truncated]", ensure_ascii=False), True, size
+
+    def _name(self, hook: str) -> str:
+        """A hook's name, redacted once (an http hook's URL may carry a token)."""
+        name = self._names.get(hook)
+        if name is None:
+            name = self._names[hook] = self.redactor.redact_text(hook)
+        return name
+
+    def _text(self, value: str | None) -> str | None:
+        return self.redactor.redact_text(value) if value else value
+
+    def ops(
+        self,
+        decision: Decision,
+        now: float,
+        *,
+        agent: str,
+        tenant: str | None,
+        owner_pid: int | None = None,
+    ) -> list[Op]:
+        """The rows of one event, its hook runs and its decision, in the order they are
+        written (in one transaction)."""
+        ev = decision.event
+        name = ev.event_name
+        at = iso_time(now)
+        sid = ev.session_id
+        reason = self._text(decision.reason)
+        ops: list[Op] = []
+        seen = self._sessions_seen.get(sid)
+        if seen is None or now - seen >= _SESSION_REFRESH or name in _SESSION_EVENTS:
+            ops.append(("session", [sid, agent, tenant, ev.cwd, at, at]))
+            if len(self._sessions_seen) >= _CACHE_LIMIT:
+                self._sessions_seen.clear()
+            self._sessions_seen[sid] = now
+        call_id = None
+        event_ref: Any = None
+        if name == "PreToolUse":
+            call_id = ev.tool_use_id
+            args, _, _ = self._json(ev.tool_input)
+            final = (
+                args if decision.updated_input is None else self._json(decision.updated_input)[0]
+            )
+            denied = decision.decision == "deny"
+            digest = input_hash(ev.tool_input)
+            notes = None if decision.annotations is None else self._json(decision.annotations)[0]
+            if not denied:
+                if len(self._pending_args) >= _CACHE_LIMIT:
+                    self._pending_args.clear()
+                self._pending_args[(sid, call_id)] = (final, digest)
+            ops.append(
+                (
+                    "pre",
+                    [
+                        sid, agent, ev.agent_id, ev.agent_type, call_id, ev.tool_name, args,
+                        final, digest, decision.decision, reason,
+                        "denied" if denied else "pending", at, at if denied else None,
+                        0.0 if denied else None, owner_pid, notes,
+                    ],
+                )
+            )  # fmt: skip
+        elif name in ("PostToolUse", "PostToolUseFailure"):
+            call_id = ev.tool_use_id
+            cached = self._pending_args.pop((sid, call_id), None)
+            if cached is not None and ev.tool_input is not None:
+                args, digest = cached
+            else:  # no PreToolUse here (another process recorded it, or none ran)
+                args, _, _ = self._json(ev.tool_input)
+                digest = input_hash(ev.tool_input)
+            result: str | None
+            size: int | None
+            if name == "PostToolUse":
+                output = decision.updated_output
+                if output is UNSET:
+                    output = ev.tool_response
+                result, truncated, size = self._json(output, self.max_output)
+                status, etype, emsg = "ok", None, None
+            else:
+                result, truncated, size = None, False, None
+                status = "interrupted" if ev.is_interrupt else "error"
+                etype, emsg = _error_parts(ev.error)
+                emsg = self._text(emsg)
+            ops.append(
+                (
+                    "post",
+                    [
+                        sid, agent, ev.agent_id, ev.agent_type, call_id, ev.tool_name, args, args,
+                        digest, status, result, int(truncated), size, etype,
+                        emsg, at, at, ev.duration_ms,
+                    ],
+                )
+            )  # fmt: skip
+        else:
+            payload, _, _ = self._json(ev.to_claude(), self.max_output)
+            verdict = "halt" if decision.halted else "block" if decision.blocked else "allow"
+            injected = sum(len(i.text) for i in decision.injections)
+            ops.append(
+                (
+                    "event",
+                    [sid, name, ev.agent_id, ev.agent_type, payload, verdict, reason, injected,
+                     at],
+                )
+            )  # fmt: skip
+            event_ref = EVENT_ID
+            if name == "SessionEnd":
+                ops.append(("session_end", [at, getattr(ev, "reason", None), sid]))
+        for r in decision.runs:
+            ops.append(
+                (
+                    "hook_run",
+                    [sid, name, call_id, event_ref, self._name(r.hook), r.matcher, r.priority,
+                     r.outcome,
+                     r.duration_ms, self._text(r.error), r.injected_chars, at],
+                )
+            )  # fmt: skip
+        return ops

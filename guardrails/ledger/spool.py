@@ -1,0 +1,161 @@
+"""The JSONL spool: where records go while the ledger cannot be written.
+
+Each line is one event's operations (``{"v": 1, "ops": [[name, params], ...]}``,
+see :mod:`.records`), appended with one ``O_APPEND`` write so processes spooling at
+once do not interleave. ``recover()`` (:meth:`Ledger.recover
+<guardrails.ledger.sqlite.Ledger.recover>`) imports them: it takes the spool
+(:func:`take`) inside its write transaction, runs each record's operations, and
+:func:`finish` keeps the lines it could not import in ``<spool>.rejected``. This
+module only handles files; the store runs the statements.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from .._dataclass_free import LIST, record
+from .common import logger
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
+if TYPE_CHECKING:
+    from collections.abc import Container
+    from dataclasses import Field
+    from typing import Any, ClassVar
+
+    from .records import Op
+
+__all__ = [
+    "RecoverReport",
+    "append",
+    "finish",
+    "parse",
+    "spool_path",
+    "spool_paths",
+    "take",
+    "waiting",
+]
+
+
+def spool_paths(path: str) -> list[str]:
+    """Where a :class:`Ledger` for ``path`` (absolute) may have spooled records: beside
+    the file, or in the temp folder when the file's folder could not be written."""
+    return [path + ".spool.jsonl", _temp_spool(path)]
+
+
+def _temp_spool(path: str) -> str:
+    import hashlib
+    import tempfile
+
+    tag = hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return os.path.join(tempfile.gettempdir(), f"hookrails-spool-{tag}.jsonl")
+
+
+def spool_path(path: str) -> str:
+    """Where records for ``path`` go while it cannot be written: beside it, or in the
+    temp folder when its folder cannot be written (or does not exist)."""
+    beside = path + ".spool.jsonl"
+    folder = os.path.dirname(path)
+    if (
+        os.path.isdir(folder)
+        and os.access(folder, os.W_OK | os.X_OK)
+        and (not os.path.exists(beside) or os.access(beside, os.W_OK))
+    ):
+        return beside
+    return _temp_spool(path)
+
+
+def append(path: str, ops: list[Op]) -> None:
+    """Spool one record for the ledger at ``path``; when no spool can be written either,
+    say so loudly (the Guard keeps guarding)."""
+    line = json.dumps({"v": 1, "ops": [[n, p] for n, p in ops]}, default=str) + "\n"
+    data = line.encode("utf-8", "surrogateescape")
+    first = spool_path(path)
+    error: OSError | str = "no spool location"
+    for target in dict.fromkeys((first, _temp_spool(path))):
+        try:  # one O_APPEND write per record: processes spooling at once do not interleave
+            fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                written = os.write(fd, data)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            error = exc
+            continue
+        if written == len(data):
+            return
+        error = f"short write ({written} of {len(data)} bytes)"
+    logger().error("hookrails ledger spool %s failed: %s; record lost", first, error)
+
+
+def waiting(spool: str) -> bool:
+    """Whether ``spool`` (or the ``.importing`` file of a recover that stopped) exists."""
+    return os.path.exists(spool) or os.path.exists(spool + ".importing")
+
+
+def take(spool: str) -> list[str]:
+    """The lines to import, once the caller holds the ledger's write lock.
+
+    The spool is renamed to ``<spool>.importing``, so records spooled meanwhile start
+    a new spool and two recovers never import it twice; a ``.importing`` file left by
+    a recover that stopped before COMMIT is imported (it was not).
+    """
+    work = spool + ".importing"
+    if os.path.exists(spool):
+        if os.path.exists(work):
+            with open(spool, "rb") as src, open(work, "ab") as dst:
+                dst.write(b"\n" + src.read())  # a torn last line stays on its own line
+            os.remove(spool)
+        else:
+            os.replace(spool, work)
+    with open(work, encoding="utf-8", errors="surrogateescape") as fh:
+        return fh.readlines()
+
+
+def parse(line: str, known: Container[str]) -> list[Op] | None:
+    """One spooled record's operations (those named in ``known``); None when the line
+    is not a record (torn by a crash or a full disk mid-write)."""
+    try:
+        entry = json.loads(line)
+        return [(str(name), list(params)) for name, params in entry["ops"] if name in known]
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def finish(spool: str, rejected: list[str]) -> None:
+    """After the import committed: keep the ``rejected`` lines in ``<spool>.rejected``
+    (instead of blocking every later record) and remove the imported file."""
+    if rejected:
+        with open(spool + ".rejected", "a", encoding="utf-8", errors="surrogateescape") as fh:
+            fh.writelines(ln if ln.endswith("\n") else ln + "\n" for ln in rejected)
+        logger().warning(
+            "hookrails ledger: %d spooled records in %s could not be imported; kept in %s",
+            len(rejected),
+            spool,
+            spool + ".rejected",
+        )
+    os.remove(spool + ".importing")
+
+
+@record()
+class RecoverReport:
+    if TYPE_CHECKING:
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+    imported: int
+    interrupted: int
+    spools: list[str]
+    #: spooled records that could not be imported (kept in ``<spool>.rejected``)
+    rejected: int
+
+    def __init__(
+        self,
+        imported: int = 0,
+        interrupted: int = 0,
+        spools: list[str] = LIST,
+        rejected: int = 0,
+    ) -> None:
+        self.imported = imported
+        self.interrupted = interrupted
+        self.spools = [] if spools is LIST else spools
+        self.rejected = rejected

@@ -1,0 +1,218 @@
+"""The store interface (``guardrails.ledger.store``) as the SQLite Ledger implements it:
+idempotency keys, marking a call interrupted, recording without a Session. The
+in-memory key store of ``idempotency_guard`` must give the same verdicts."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from guardrails import Ledger, LedgerError
+from guardrails.builtins.idempotency.store import MemoryKeys
+from guardrails.events import PreToolUse
+from guardrails.ledger import KeyClaim, StoredKey, judge
+from guardrails.results import Decision
+from tests._db import rows, value
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Iterator[Ledger]:
+    with Ledger(tmp_path / "ledger.db") as led:
+        yield led
+
+
+def claim(
+    call_id: str | None = "t1",
+    *,
+    now: float = 1000.0,
+    ttl: float | None = 60.0,
+    payload: str = "p1",
+    declared: bool = False,
+    key: str = "k",
+) -> KeyClaim:
+    return KeyClaim(
+        key=key,
+        scope="session",
+        session_id="s1",
+        agent_id=None,
+        tool_name="charge",
+        payload_hash=payload,
+        tool_call_id=call_id,
+        declared=declared,
+        now=now,
+        expires=None if ttl is None else now + ttl,
+        tool_input={"amount": 1},
+    )
+
+
+# --- judge --------------------------------------------------------------------------------
+
+
+def stored(
+    state: str, *, call_id: str = "t0", payload: str = "p1", expires: float = 2000.0
+) -> StoredKey:
+    return StoredKey(state, payload, call_id, "s1", None, 900.0, expires)
+
+
+@pytest.mark.parametrize(
+    ("row", "c", "verdict"),
+    [
+        (stored("in_progress", call_id="t1"), claim("t1"), "claimed"),
+        (stored("completed", expires=1000.0), claim(), "reclaim"),
+        (stored("failed"), claim(), "reclaim"),
+        (stored("completed", payload="p2"), claim(declared=True), "conflict"),
+        (stored("completed", payload="p2"), claim(), "completed"),
+        (stored("in_progress"), claim(), "in_progress"),
+    ],
+    ids=["same-call", "expired", "failed", "conflict", "completed", "in-progress"],
+)
+def test_judge(row: StoredKey, c: KeyClaim, verdict: str) -> None:
+    assert judge(row, c) == verdict
+
+
+# --- key operations, on both stores ---------------------------------------------------------
+
+
+@pytest.fixture(params=["ledger", "memory"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    if request.param == "memory":
+        yield MemoryKeys()
+        return
+    with Ledger(tmp_path / "keys.db") as led:
+        yield led
+
+
+def test_a_key_is_claimed_once_then_in_progress(store: Any) -> None:
+    assert store.claim_key(claim("t1")).verdict == "claimed"
+    assert store.claim_key(claim("t1")).verdict == "claimed"  # the same call again
+    result = store.claim_key(claim("t2"))
+    assert result.verdict == "in_progress"
+    assert result.stored.tool_call_id == "t1" and result.stored.created == 1000.0
+
+
+def test_a_completed_key_answers_completed_with_its_result(store: Any) -> None:
+    store.claim_key(claim("t1"))
+    store.complete_key("k", "t1", '{"id": 7}', 1001.0, exact=True)
+    result = store.claim_key(claim("t2", now=1002.0))
+    assert result.verdict == "completed" and result.stored.result == '{"id": 7}'
+    assert store.claim_key(claim("t3", now=1070.0)).verdict == "claimed"  # expired
+
+
+def test_a_failed_key_is_claimed_again(store: Any) -> None:
+    store.claim_key(claim("t1"))
+    store.fail_key("k", "t1", '"boom"', 1001.0, exact=True)
+    assert store.claim_key(claim("t2")).verdict == "claimed"
+
+
+def test_other_arguments_under_a_declared_key_conflict(store: Any) -> None:
+    store.claim_key(claim("t1", declared=True))
+    store.complete_key("k", "t1", "1", 1001.0, exact=True)
+    assert store.claim_key(claim("t2", declared=True, payload="p2")).verdict == "conflict"
+
+
+def test_only_the_claiming_call_ends_a_claim(store: Any) -> None:
+    store.claim_key(claim("t1"))
+    store.complete_key("k", "t9", "1", 1001.0, exact=True)
+    assert store.claim_key(claim("t2")).verdict == "in_progress"
+
+
+# --- the SQLite store only ------------------------------------------------------------------
+
+
+def test_release_gives_a_claim_up(ledger: Ledger) -> None:
+    ledger.claim_key(claim("t1"))
+    assert ledger.release_key("k", "t2") is False  # not its claim
+    assert ledger.release_key("k", "t1") is True
+    assert ledger.claim_key(claim("t2")).verdict == "claimed"
+    ledger.complete_key("k", "t2", "1", 1001.0, exact=True)
+    assert ledger.release_key("k", "t2") is False  # only an in-progress claim
+
+
+def test_complete_not_exact_finds_the_claim_by_its_call(ledger: Ledger) -> None:
+    ledger.claim_key(claim("t1", key="k1"))
+    ledger.complete_key("k2", "t1", '"done"', 1001.0, exact=True)
+    assert value(ledger.path, "SELECT state FROM idempotency_keys") == "in_progress"
+    ledger.complete_key("k2", "t1", '"done"', 1001.0, exact=False)
+    assert rows(ledger.path, "SELECT key, state, result FROM idempotency_keys") == [
+        {"key": "k1", "state": "completed", "result": '"done"'}
+    ]
+
+
+def test_prune_keys_deletes_expired_keys_oldest_first_up_to_the_limit(ledger: Ledger) -> None:
+    for i, ttl in enumerate((10.0, 20.0, 30.0, None, 500.0)):
+        ledger.claim_key(claim(f"t{i}", key=f"k{i}", ttl=ttl))
+    assert ledger.prune_keys(1025.0, 1) == 1
+    assert ledger.prune_keys(1025.0, 10) == 1
+    keys = rows(ledger.path, "SELECT key FROM idempotency_keys ORDER BY key")
+    assert [r["key"] for r in keys] == ["k2", "k3", "k4"]
+
+
+def test_a_claim_whose_call_was_denied_is_taken_over(ledger: Ledger) -> None:
+    ledger.claim_key(claim("t1"))
+    conn = sqlite3.connect(ledger.path)
+    conn.execute(
+        "INSERT INTO tool_calls (session_id, tool_call_id, tool_name, status, started_at) "
+        "VALUES ('s1', 't1', 'charge', 'denied', '2025-01-01T00:00:00.000Z')"
+    )
+    conn.commit()
+    conn.close()
+    assert ledger.claim_key(claim("t2")).verdict == "claimed"
+
+
+def test_key_operations_on_a_store_that_cannot_be_written_raise_ledger_errors(
+    ledger: Ledger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def locked() -> Any:
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(ledger, "write_transaction", locked)
+    calls: list[Callable[[], Any]] = [
+        lambda: ledger.claim_key(claim()),
+        lambda: ledger.complete_key("k", "t1", "1", 1.0, exact=True),
+        lambda: ledger.fail_key("k", "t1", "1", 1.0, exact=True),
+        lambda: ledger.release_key("k", "t1"),
+        lambda: ledger.prune_keys(1.0, 1),
+    ]
+    for op in calls:
+        with pytest.raises(LedgerError, match="database is locked") as info:
+            op()
+        assert info.value.kind == "locked"
+
+
+# --- writing events -------------------------------------------------------------------------
+
+
+def test_record_takes_the_agent_and_tenant_it_writes(ledger: Ledger) -> None:
+    event = PreToolUse(session_id="s1", cwd="/p", tool_name="Bash", tool_use_id="t1")
+    ledger.record(Decision(event, "allow"), 1000.0, agent="bot", tenant="acme", owner_pid=42)
+    assert rows(ledger.path, "SELECT agent_name, tenant, cwd FROM sessions") == [
+        {"agent_name": "bot", "tenant": "acme", "cwd": "/p"}
+    ]
+    assert rows(ledger.path, "SELECT agent_name, status, pid FROM tool_calls") == [
+        {"agent_name": "bot", "status": "pending", "pid": 42}
+    ]
+
+
+def test_mark_interrupted_ends_a_pending_call_with_the_redacted_reason(ledger: Ledger) -> None:
+    event = PreToolUse(session_id="s1", cwd="/p", tool_name="Bash", tool_use_id="t1")
+    ledger.record(Decision(event, "allow"), 1000.0, agent="bot", tenant=None)
+    secret = "ghp_" + "a" * 36
+    ledger.mark_interrupted("s1", "t1", f"not run ({secret})", 1001.0)
+    ledger.mark_interrupted("s1", "t1", "again", 1002.0)  # no longer pending: unchanged
+    [row] = rows(ledger.path, "SELECT status, finished_at, error_message FROM tool_calls")
+    assert row["status"] == "interrupted"
+    assert row["finished_at"] == "1970-01-01T00:16:41.000Z"
+    assert secret not in row["error_message"] and row["error_message"].startswith("not run (")
+
+
+def test_mark_interrupted_on_a_degraded_ledger_raises(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with Ledger(blocker / "ledger.db") as led:
+        assert led.degraded is not None
+        with pytest.raises(LedgerError):
+            led.mark_interrupted("s1", "t1", "x", 1.0)
