@@ -43,23 +43,25 @@ def build_guard(
     ledger: LedgerOption = None,
     approver: Callable[..., Any] | None = None,
     cwd: str | os.PathLike[str] | None = None,
-    guard_options: Mapping[str, Any] | None = None,
+    tenant: str | None = None,
+    clock: Callable[[], float] | None = None,
+    approval_timeout: float | None = None,
     **definition: Any,
 ) -> Guard:
     """A Guard over ``AgentDefinition(hooks=..., **definition)`` (``name``, ``tools``,
-    ``injection_budget``, ...). ``ledger`` defaults to the Guard's own default (none, given
-    the clean environment); ``guard_options`` carries the rest (``clock``, ``tenant``, ...)."""
+    ``injection_budget``, ...). Options left out keep the Guard's defaults: no ledger (given
+    the clean environment), no approver, ``time.time``."""
     by_event = hooks if isinstance(hooks, Mapping) else ({event: hooks} if hooks else {})
     agent = AgentDefinition(
         hooks={name: matchers(entries) for name, entries in by_event.items()}, **definition
     )
-    return Guard(
-        agent,
-        ledger=ledger,
-        approver=approver,
-        cwd=None if cwd is None else os.fspath(cwd),
-        **dict(guard_options or {}),
-    )
+    options: dict[str, Any] = {"ledger": ledger, "approver": approver, "tenant": tenant}
+    options["cwd"] = None if cwd is None else os.fspath(cwd)
+    if clock is not None:
+        options["clock"] = clock
+    if approval_timeout is not None:
+        options["approval_timeout"] = approval_timeout
+    return Guard(agent, **options)
 
 
 class GuardFactory(Protocol):
@@ -73,7 +75,9 @@ class GuardFactory(Protocol):
         ledger: LedgerOption = None,
         approver: Callable[..., Any] | None = None,
         cwd: str | os.PathLike[str] | None = None,
-        guard_options: Mapping[str, Any] | None = None,
+        tenant: str | None = None,
+        clock: Callable[[], float] | None = None,
+        approval_timeout: float | None = None,
         **definition: Any,
     ) -> Guard: ...
 
@@ -107,11 +111,9 @@ TESTER_HOOKS: dict[str, list[Any]] = {
 SECOND_SESSION = "second-session"
 
 
-def filling_guard(path: str | os.PathLike[str], **guard_options: Any) -> Guard:
-    """The agent ``tester`` recording into ``path``."""
-    return build_guard(
-        TESTER_HOOKS, name="tester", ledger=Ledger(path), guard_options=guard_options
-    )
+def filling_guard(path: str | os.PathLike[str], **options: Any) -> Guard:
+    """The agent ``tester`` (which fills the ledger) recording into ``path``."""
+    return build_guard(TESTER_HOOKS, name="tester", ledger=Ledger(path), **options)
 
 
 def fill_ledger(path: str | os.PathLike[str]) -> None:

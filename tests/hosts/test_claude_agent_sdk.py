@@ -28,6 +28,7 @@ from guardrails.adapters.claude_agent_sdk import (
 from guardrails.definition.matchers import Pattern
 from guardrails.testing import SpyTool
 from tests._db import rows
+from tests._guards import build_guard
 
 Scenario = Callable[["FakeCLI"], Awaitable[None]]
 
@@ -172,7 +173,7 @@ def answering(result: Any) -> Callable[[Any, Any], Any]:
 
 def guard(hooks: dict[str, list[Matcher]], **kwargs: Any) -> Guard:
     kwargs.setdefault("ledger", False)
-    return Guard(AgentDefinition(name="t", hooks=hooks), **kwargs)
+    return build_guard(hooks, name="t", **kwargs)
 
 
 # --- registration ----------------------------------------------------------------------

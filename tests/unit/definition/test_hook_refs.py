@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from guardrails import AgentDefinition, Guard, HookMatcher
+from tests._guards import build_guard
 
 PY = sys.executable
 
@@ -24,7 +25,7 @@ def _script(tmp_path: Path, body: str) -> str:
 
 
 def _guard(hook: dict[str, Any], event: str = "PreToolUse") -> Guard:
-    return Guard(AgentDefinition(hooks={event: [HookMatcher(hooks=[hook])]}))
+    return build_guard([hook], event=event)
 
 
 def test_command_hook_reads_the_event_on_stdin(tmp_path: Path) -> None:

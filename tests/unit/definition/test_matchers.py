@@ -18,6 +18,7 @@ import guardrails.definition.matchers as matching
 from guardrails import AgentDefinition, Guard, HookMatcher, HookResult
 from guardrails.definition.matchers import Pattern
 from guardrails.errors import DefinitionError
+from tests._guards import build_guard
 
 #: declared tools next to Claude's built-ins: a text and two path primary arguments
 TOOLS: dict[str, Any] = {
@@ -342,7 +343,7 @@ def test_bad_pattern_error_names_event_and_index() -> None:
 
 
 def _guard(*matchers: HookMatcher, name: str = "main") -> Guard:
-    return Guard(AgentDefinition(name=name, hooks={"PreToolUse": list(matchers)}))
+    return build_guard(list(matchers), name=name)
 
 
 def _ran(decision: Any) -> list[str]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from guardrails import AgentDefinition, Guard, HookMatcher, HookResult, Ledger
 from guardrails.events import AgentStop, PreToolUse
+from tests._guards import build_guard
 
 
 def _first_call_only_async() -> Any:
@@ -36,8 +37,7 @@ def _first_call_only_sync(event: Any, ctx: Any) -> HookResult | None:
 
 
 def _guard(hook: Any, **kw: Any) -> Guard:
-    agent = AgentDefinition(hooks={"PreToolUse": [HookMatcher(hooks=[hook])]})
-    return Guard(agent, **kw)
+    return build_guard([hook], **kw)
 
 
 def test_parallel_async_events_of_one_session_see_each_others_state() -> None:
@@ -370,10 +370,8 @@ def test_a_hook_calling_exit_is_a_failed_hook_not_the_end_of_the_host() -> None:
 
 
 def _stop_guard(ledger_path: Path) -> Guard:
-    agent = AgentDefinition(
-        hooks={"AgentStop": [HookMatcher(hooks=[lambda e, c: HookResult.block("keep going")])]}
-    )
-    return Guard(agent, ledger=Ledger(ledger_path))
+    keep_going = HookMatcher(hooks=[lambda e, c: HookResult.block("keep going")])
+    return build_guard({"AgentStop": [keep_going]}, ledger=Ledger(ledger_path))
 
 
 def test_the_stop_cap_holds_across_processes_through_the_ledger(tmp_path: Path) -> None:

@@ -36,6 +36,7 @@ from guardrails import (
 )
 from guardrails.ledger.sqlite import SQL_DIR, Migration, migrations, schema_sql
 from guardrails.testing import SpyTool
+from tests._guards import build_guard
 from tests._paths import REPO
 
 ROOT = REPO
@@ -314,20 +315,15 @@ def _deny_hook(event: Any, ctx: Any) -> HookResult:
 
 
 def _tool_guard(ledger: Ledger) -> Guard:
-    return Guard(
-        AgentDefinition(
-            name="recorder",
-            hooks={
-                "PreToolUse": [
-                    HookMatcher(matcher="*", hooks=[answer("watch")]),
-                    HookMatcher(matcher="deploy", hooks=[named("friday", _deny_hook)]),
-                ],
-                "PostToolUse": [HookMatcher(hooks=[answer("after")])],
-                "PostToolUseFailure": [HookMatcher(hooks=[answer("after_failure")])],
-            },
-        ),
-        ledger=ledger,
-    )
+    hooks = {
+        "PreToolUse": [
+            HookMatcher(matcher="*", hooks=[answer("watch")]),
+            HookMatcher(matcher="deploy", hooks=[named("friday", _deny_hook)]),
+        ],
+        "PostToolUse": [answer("after")],
+        "PostToolUseFailure": [answer("after_failure")],
+    }
+    return build_guard(hooks, name="recorder", ledger=ledger)
 
 
 def _run(guard: Guard, mode: str, session: str, tool: str, args: dict[str, Any], fn: Any) -> Any:

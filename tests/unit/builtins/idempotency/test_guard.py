@@ -51,7 +51,7 @@ def store(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def make(store: str, tmp_path: Path) -> Iterator[Make]:
+def make(store: str, ledger_path: str) -> Iterator[Make]:
     """Guards over one clock and (for ``ledger``) one ledger file."""
     clock = FakeClock()
     ledgers: list[Ledger] = []
@@ -59,7 +59,7 @@ def make(store: str, tmp_path: Path) -> Iterator[Make]:
     def build(defn: AgentDefinition | None = None, **kwargs: Any) -> Guard:
         ledger: Ledger | bool = False
         if store == "ledger":
-            ledger = Ledger(tmp_path / "ledger.db")
+            ledger = Ledger(ledger_path)
             ledgers.append(ledger)
         return Guard(defn or definition(), ledger=ledger, clock=clock, **kwargs)
 

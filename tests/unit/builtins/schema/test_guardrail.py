@@ -26,14 +26,14 @@ from guardrails.builtins.schema.examples import (
 from guardrails.builtins.schema.guardrail import builtin_schema, json_path
 from guardrails.errors import DefinitionError
 from guardrails.testing import SpyTool
+from tests._guards import build_guard
 from tests.unit.builtins.schema.test_examples import SCHEMA_STRATEGY
 
 SECRET = "sk-live-51HxQ2eZvKYlo2C0123456789abcdef"
 
 
 def guard(tools: dict[str, Any] | None = None, hook: Any = None, **kw: Any) -> Guard:
-    matcher = HookMatcher(hooks=[hook or SchemaGuardrail()])
-    return Guard(AgentDefinition(tools=tools or {}, hooks={"PreToolUse": [matcher]}, **kw))
+    return build_guard([hook or SchemaGuardrail()], tools=tools or {}, **kw)
 
 
 def example_in(message: str) -> Any:
