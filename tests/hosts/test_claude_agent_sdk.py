@@ -450,6 +450,8 @@ def test_a_rewrite_json_cannot_hold_is_a_deny_not_a_broken_run(tmp_path: Path) -
     ]
 
 
+@pytest.mark.e2e
+@pytest.mark.slow
 def test_the_real_cli_denies_a_nan_rewrite_and_the_run_goes_on(tmp_path: Path) -> None:
     """The SDK would write `NaN`; the CLI cannot parse it and the whole run dies (exit 1)."""
     from guardrails.testing import tool_use

@@ -120,6 +120,7 @@ def _call(db: str, call_id: str) -> dict[str, Any]:
     return found[0]
 
 
+@pytest.mark.slow
 @needs_signals
 def test_sigkill_leaves_the_pending_row_and_recover_marks_it_interrupted(ledger_path: str) -> None:
     with sleeping_tool(ledger_path, "toolu_crash") as proc:
@@ -137,6 +138,7 @@ def test_sigkill_leaves_the_pending_row_and_recover_marks_it_interrupted(ledger_
     assert "interrupted" in row["error_message"]
 
 
+@pytest.mark.slow
 @needs_signals
 def test_recover_leaves_the_pending_row_of_a_live_process(ledger_path: str) -> None:
     with sleeping_tool(ledger_path, "toolu_alive") as proc:
@@ -147,6 +149,7 @@ def test_recover_leaves_the_pending_row_of_a_live_process(ledger_path: str) -> N
         assert _call(ledger_path, "toolu_alive")["status"] == "pending"
 
 
+@pytest.mark.slow
 @needs_signals
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/<pid>/stat")
 def test_a_killed_process_nobody_reaped_yet_counts_as_dead(ledger_path: str) -> None:
@@ -256,6 +259,7 @@ print(json.dumps({
 WORKERS, CALLS = 4, 2000
 
 
+@pytest.mark.slow
 def test_four_processes_share_one_file_without_losing_or_locking(
     ledger_path: str, _private_temp: Path
 ) -> None:
@@ -501,6 +505,7 @@ def test_corrupt_file(ledger_path: str, caplog: pytest.LogCaptureFixture) -> Non
     _assert_all_recorded(ledger_path)
 
 
+@pytest.mark.slow
 def test_locked_past_the_timeout(ledger_path: str, caplog: pytest.LogCaptureFixture) -> None:
     with Ledger(ledger_path):
         pass
@@ -589,6 +594,7 @@ def test_a_spooled_pre_tool_use_imported_after_its_post_keeps_the_call_finished(
     ]
 
 
+@pytest.mark.slow
 def test_recover_rejects_torn_and_foreign_lines_without_losing_the_rest(ledger_path: str) -> None:
     with Ledger(ledger_path):
         pass
@@ -609,6 +615,7 @@ def test_recover_rejects_torn_and_foreign_lines_without_losing_the_rest(ledger_p
     assert rejected == ["not a record", '{"v": 1, "ops": [["pre", [']
 
 
+@pytest.mark.slow
 def test_recover_imports_what_an_interrupted_recover_left(ledger_path: str) -> None:
     """A recover that stopped before COMMIT leaves ``<spool>.importing``: nothing of it
     reached the file, so the next recover imports it, with whatever was spooled since."""

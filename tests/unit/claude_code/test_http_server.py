@@ -815,6 +815,7 @@ hooks:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_the_cli_serves_until_a_signal_and_reminds_how_to_pass_the_token(tmp_path: Path, sig: int):
     config = tmp_path / "agent.yaml"
@@ -872,6 +873,8 @@ def test_the_cli_reports_a_port_in_use_in_one_line(tmp_path: Path):
 # --- the real Claude Code CLI ----------------------------------------------------------------
 
 
+@pytest.mark.e2e
+@pytest.mark.slow
 def test_the_real_claude_cli_obeys_a_served_deny_and_every_call_is_recorded(
     tmp_path: Path, ledger_path: str
 ):

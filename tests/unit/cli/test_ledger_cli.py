@@ -469,6 +469,7 @@ def test_tail_follow_library_sees_new_and_finished_calls(filled_ledger: str) -> 
     assert stop.is_set()
 
 
+@pytest.mark.slow
 def test_tail_follow_cli_runs_while_another_thread_writes(filled_ledger: str) -> None:
     guard = filling_guard(filled_ledger)
     done = threading.Event()

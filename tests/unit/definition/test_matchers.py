@@ -779,6 +779,7 @@ def _compiled(source: str) -> Pattern:
         raise
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_name_patterns_agree_with_reference(data: st.DataObject) -> None:
@@ -791,6 +792,7 @@ def test_name_patterns_agree_with_reference(data: st.DataObject) -> None:
     assert _compiled(pattern).matches(subject) is expected
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_command_rules_agree_with_reference(data: st.DataObject) -> None:
@@ -804,6 +806,7 @@ def test_command_rules_agree_with_reference(data: st.DataObject) -> None:
     assert pattern.matches("Bash", {"command": command}) is expected
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_absolute_path_rules_agree_with_reference(data: st.DataObject) -> None:
@@ -820,6 +823,7 @@ def test_absolute_path_rules_agree_with_reference(data: st.DataObject) -> None:
     assert _compiled(f"Write({glob})").matches("Write", {"file_path": value}, cwd) is expected
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_relative_path_rules_agree_with_reference(data: st.DataObject) -> None:

@@ -632,6 +632,7 @@ def mutate(value: Any, data: st.DataObject) -> Any:
     return data.draw(JSON_VALUES)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(SCHEMA_STRATEGY, JSON_VALUES, st.data())
 def test_fast_path_agrees_with_jsonschema(schema: Any, value: Any, data: st.DataObject) -> None:
