@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest bench schemas docs clean
+.PHONY: demo test test-fast lint typecheck pytest bench schemas docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -15,7 +15,14 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/hookrails demo
 
+# `make test`: lint, typecheck and every test (2-6 minutes on 2 cores).
+# `make test-fast`: the edit-test loop, pytest -m "not slow" only (no lint, no typecheck):
+# leaves out the tests marked slow (other processes, the real Claude Code CLI, heavy
+# hypothesis runs, real timeouts); about 40 s on 2 quiet cores. Markers: tests/README.md.
 test: $(STAMP) lint typecheck pytest
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check guardrails tools tests benchmarks examples

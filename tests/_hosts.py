@@ -9,7 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from guardrails import AgentDefinition, Guard, HookMatcher, Ledger
+from guardrails import Guard, Ledger
+from tests._guards import build_guard
 
 BASH_SCHEMA = {
     "type": "object",
@@ -36,9 +37,6 @@ def bash(calls: list[str], fail: bool = False) -> Callable[[str], str]:
 def ledger_guard(tmp_path: Path, hooks: dict[str, list[Any]], **kwargs: Any) -> Guard:
     """A Guard for the ``bash`` tool with ``hooks`` (event -> hook functions), recording into
     ``tmp_path/ledger.db``."""
-    definition = AgentDefinition(
-        name="ops",
-        tools={"bash": {"schema": BASH_SCHEMA, "primary_arg": "command"}},
-        hooks={event: [HookMatcher(hooks=list(fns))] for event, fns in hooks.items()},
-    )
-    return Guard(definition, ledger=Ledger(tmp_path / "ledger.db"), **kwargs)
+    tools = {"bash": {"schema": BASH_SCHEMA, "primary_arg": "command"}}
+    ledger = Ledger(tmp_path / "ledger.db")
+    return build_guard(hooks, name="ops", tools=tools, ledger=ledger, **kwargs)

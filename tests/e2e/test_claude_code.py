@@ -15,8 +15,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from guardrails.testing import tool_use
 from tests._claude_cli import run_claude
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 AGENT_YAML = """\
 name: e2e

@@ -25,6 +25,8 @@ from guardrails.testing import FakeMessagesAPI, MessagesRequest, tool_use
 from tests._claude_cli import CliRun, run_claude
 from tests._db import rows
 
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
 # --- the main thread: deny, rewrite, schema, fail closed, nudge, stop cap -----------------
 
 DENIED = tool_use("Bash", {"command": "echo no > denied.txt"}, id="toolu_e2e_denied")

@@ -11,6 +11,8 @@ import pytest
 
 from tests._paths import REPO
 
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
 EXAMPLES = REPO / "examples"
 
 # script -> text its output must contain

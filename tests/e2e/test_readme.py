@@ -10,7 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests._paths import REPO
+
+pytestmark = pytest.mark.e2e
 
 README = REPO / "README.md"
 
@@ -30,6 +34,7 @@ def test_readme_starts_with_the_two_commands() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_quick_start_shows_what_hookrails_demo_prints(tmp_path: Path) -> None:
     shown = _blocks("text", "Quick start")[0]
     out = subprocess.run(
@@ -42,6 +47,7 @@ def test_quick_start_shows_what_hookrails_demo_prints(tmp_path: Path) -> None:
     assert shown.strip() in out
 
 
+@pytest.mark.slow
 def test_sixty_second_example_prints_what_the_readme_shows(tmp_path: Path) -> None:
     example = _blocks("python", "60-second example")[0]
     expected = _blocks("text", "60-second example")[0]
@@ -53,6 +59,7 @@ def test_sixty_second_example_prints_what_the_readme_shows(tmp_path: Path) -> No
     assert out.strip() == expected.strip()
 
 
+@pytest.mark.slow
 def test_quickstart_guards_calls_and_summarises_the_ledger(tmp_path: Path) -> None:
     """examples/quickstart.py: decisions, then a ledger summary by SQL."""
     script = README.parent / "examples" / "quickstart.py"

@@ -28,6 +28,7 @@ from guardrails.adapters.claude_agent_sdk import (
 from guardrails.definition.matchers import Pattern
 from guardrails.testing import SpyTool
 from tests._db import rows
+from tests._guards import build_guard
 
 Scenario = Callable[["FakeCLI"], Awaitable[None]]
 
@@ -172,7 +173,7 @@ def answering(result: Any) -> Callable[[Any, Any], Any]:
 
 def guard(hooks: dict[str, list[Matcher]], **kwargs: Any) -> Guard:
     kwargs.setdefault("ledger", False)
-    return Guard(AgentDefinition(name="t", hooks=hooks), **kwargs)
+    return build_guard(hooks, name="t", **kwargs)
 
 
 # --- registration ----------------------------------------------------------------------
@@ -449,6 +450,8 @@ def test_a_rewrite_json_cannot_hold_is_a_deny_not_a_broken_run(tmp_path: Path) -
     ]
 
 
+@pytest.mark.e2e
+@pytest.mark.slow
 def test_the_real_cli_denies_a_nan_rewrite_and_the_run_goes_on(tmp_path: Path) -> None:
     """The SDK would write `NaN`; the CLI cannot parse it and the whole run dies (exit 1)."""
     from guardrails.testing import tool_use

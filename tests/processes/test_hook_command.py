@@ -27,6 +27,8 @@ from guardrails.definition.model import DEFAULT_ON_FAILURE, AgentDefinition
 from tests._db import rows, value
 from tests._paths import REPO
 
+pytestmark = pytest.mark.slow  # every test but three runs `hookrails hook` processes
+
 ROOT = REPO
 PAYLOADS = ROOT / "tests" / "fixtures" / "claude_payloads"
 SCRIPT = Path(sys.executable).parent / ("hookrails.exe" if os.name == "nt" else "hookrails")

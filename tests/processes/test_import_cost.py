@@ -19,6 +19,8 @@ import pytest
 
 from tests._paths import REPO
 
+pytestmark = pytest.mark.slow  # each test starts Python processes
+
 ROOT = REPO
 
 #: not loaded by ``import guardrails`` (asyncio alone costs ~40 ms)

@@ -49,18 +49,12 @@ needs_signals = pytest.mark.skipif(sys.platform == "win32", reason="needs SIGKIL
 from tests._db import rows, value  # noqa: E402
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> str:
-    return str(tmp_path / "ledger.db")
-
-
 @pytest.fixture(autouse=True)
 def _private_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Spools that fall back to the temp folder land inside this test's tmp_path."""
     folder = tmp_path / "tmp"
     folder.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(folder))
-    monkeypatch.delenv("HOOKRAILS_LEDGER", raising=False)
     return folder
 
 
@@ -126,51 +120,54 @@ def _call(db: str, call_id: str) -> dict[str, Any]:
     return found[0]
 
 
+@pytest.mark.slow
 @needs_signals
-def test_sigkill_leaves_the_pending_row_and_recover_marks_it_interrupted(db: str) -> None:
-    with sleeping_tool(db, "toolu_crash") as proc:
+def test_sigkill_leaves_the_pending_row_and_recover_marks_it_interrupted(ledger_path: str) -> None:
+    with sleeping_tool(ledger_path, "toolu_crash") as proc:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-    row = _call(db, "toolu_crash")
+    row = _call(ledger_path, "toolu_crash")
     assert row["status"] == "pending"  # evidence, not silence
     assert row["pid"] == proc.pid
-    with Ledger(db) as ledger:
+    with Ledger(ledger_path) as ledger:
         report = ledger.recover()
     assert report.interrupted == 1
-    row = _call(db, "toolu_crash")
+    row = _call(ledger_path, "toolu_crash")
     assert row["status"] == "interrupted"
     assert row["finished_at"] is not None
     assert "interrupted" in row["error_message"]
 
 
+@pytest.mark.slow
 @needs_signals
-def test_recover_leaves_the_pending_row_of_a_live_process(db: str) -> None:
-    with sleeping_tool(db, "toolu_alive") as proc:
-        with Ledger(db) as ledger:
+def test_recover_leaves_the_pending_row_of_a_live_process(ledger_path: str) -> None:
+    with sleeping_tool(ledger_path, "toolu_alive") as proc:
+        with Ledger(ledger_path) as ledger:
             report = ledger.recover()
         assert proc.poll() is None
         assert report.interrupted == 0
-        assert _call(db, "toolu_alive")["status"] == "pending"
+        assert _call(ledger_path, "toolu_alive")["status"] == "pending"
 
 
+@pytest.mark.slow
 @needs_signals
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/<pid>/stat")
-def test_a_killed_process_nobody_reaped_yet_counts_as_dead(db: str) -> None:
-    with sleeping_tool(db, "toolu_zombie") as proc:
+def test_a_killed_process_nobody_reaped_yet_counts_as_dead(ledger_path: str) -> None:
+    with sleeping_tool(ledger_path, "toolu_zombie") as proc:
         os.kill(proc.pid, signal.SIGKILL)
         deadline = time.monotonic() + 30
         while Path(f"/proc/{proc.pid}/stat").read_text().split(")")[-1].split()[0] != "Z":
             assert time.monotonic() < deadline, "the child never became a zombie"
             time.sleep(0.01)
-        with Ledger(db) as ledger:  # the zombie still answers kill(pid, 0)
+        with Ledger(ledger_path) as ledger:  # the zombie still answers kill(pid, 0)
             report = ledger.recover()
     assert report.interrupted == 1
-    assert _call(db, "toolu_zombie")["status"] == "interrupted"
+    assert _call(ledger_path, "toolu_zombie")["status"] == "interrupted"
 
 
-def test_older_than_marks_old_pending_rows_whatever_their_pid(db: str) -> None:
+def test_older_than_marks_old_pending_rows_whatever_their_pid(ledger_path: str) -> None:
     old = FakeClock(time.time() - 3600)
-    with Ledger(db) as ledger:
+    with Ledger(ledger_path) as ledger:
         Guard(AgentDefinition(), ledger=ledger, clock=old).session("host").sync.pre_tool_use(
             "Bash", {"command": "sleep 1000"}, tool_use_id="toolu_host_old"
         )  # the host flow: no pid, the PostToolUse never came
@@ -181,9 +178,9 @@ def test_older_than_marks_old_pending_rows_whatever_their_pid(db: str) -> None:
 
         def tool() -> str:  # runs while its own row is pending, with this (live) pid
             for older_than in (None, 60.0):
-                with Ledger(db) as other:
+                with Ledger(ledger_path) as other:
                     report = other.recover(older_than=older_than, now=time.time() + 600)
-                seen.append((report.interrupted, _call(db, "toolu_mine")["status"]))
+                seen.append((report.interrupted, _call(ledger_path, "toolu_mine")["status"]))
             return "done"
 
         run = Guard(AgentDefinition(), ledger=ledger).sync.run_tool(
@@ -193,15 +190,15 @@ def test_older_than_marks_old_pending_rows_whatever_their_pid(db: str) -> None:
     # without older_than: no pid is dead, nothing is marked; with it, old rows are,
     # the live process's included (``now`` is 10 minutes ahead, so all three are old)
     assert seen == [(0, "pending"), (3, "interrupted")]
-    assert _call(db, "toolu_host_old")["status"] == "interrupted"
-    assert _call(db, "toolu_host_new")["status"] == "interrupted"
+    assert _call(ledger_path, "toolu_host_old")["status"] == "interrupted"
+    assert _call(ledger_path, "toolu_host_new")["status"] == "interrupted"
     # the call did finish after all: its PostToolUse wins over the mark
-    assert _call(db, "toolu_mine")["status"] == "ok"
+    assert _call(ledger_path, "toolu_mine")["status"] == "ok"
 
 
-def test_older_than_spares_recent_rows(db: str) -> None:
+def test_older_than_spares_recent_rows(ledger_path: str) -> None:
     old = FakeClock(time.time() - 3600)
-    with Ledger(db) as ledger:
+    with Ledger(ledger_path) as ledger:
         Guard(AgentDefinition(), ledger=ledger, clock=old).sync.pre_tool_use(
             "Bash", {"command": "a"}, tool_use_id="toolu_old"
         )
@@ -210,8 +207,8 @@ def test_older_than_spares_recent_rows(db: str) -> None:
         )
         report = ledger.recover(older_than=600)
     assert report.interrupted == 1
-    assert _call(db, "toolu_old")["status"] == "interrupted"
-    assert _call(db, "toolu_new")["status"] == "pending"
+    assert _call(ledger_path, "toolu_old")["status"] == "interrupted"
+    assert _call(ledger_path, "toolu_new")["status"] == "pending"
 
 
 # --- concurrency: several processes, one file ----------------------------------------------
@@ -262,15 +259,16 @@ print(json.dumps({
 WORKERS, CALLS = 4, 2000
 
 
+@pytest.mark.slow
 def test_four_processes_share_one_file_without_losing_or_locking(
-    db: str, _private_temp: Path
+    ledger_path: str, _private_temp: Path
 ) -> None:
-    with Ledger(db):
+    with Ledger(ledger_path):
         pass  # migrated up front, as any earlier session would have
     env = {**os.environ, "TMPDIR": str(_private_temp)}
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", WORKER, db, str(CALLS), f"worker-{n}"],
+            [sys.executable, "-c", WORKER, ledger_path, str(CALLS), f"worker-{n}"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -303,12 +301,12 @@ def test_four_processes_share_one_file_without_losing_or_locking(
         assert summary["locked"] == 0, summary
         assert summary["warnings"] == [], summary
     total = WORKERS * CALLS
-    assert value(db, "SELECT count(*) FROM tool_calls") == total
-    assert value(db, "SELECT count(*) FROM tool_calls WHERE status = 'ok'") == total
-    assert value(db, "SELECT count(DISTINCT tool_call_id) FROM tool_calls") == total
-    assert value(db, "SELECT count(*) FROM hook_runs") == total * 3
-    assert value(db, "SELECT count(*) FROM sessions") == WORKERS
-    assert [s for s in spool_paths(db) if os.path.exists(s)] == []
+    assert value(ledger_path, "SELECT count(*) FROM tool_calls") == total
+    assert value(ledger_path, "SELECT count(*) FROM tool_calls WHERE status = 'ok'") == total
+    assert value(ledger_path, "SELECT count(DISTINCT tool_call_id) FROM tool_calls") == total
+    assert value(ledger_path, "SELECT count(*) FROM hook_runs") == total * 3
+    assert value(ledger_path, "SELECT count(*) FROM sessions") == WORKERS
+    assert [s for s in spool_paths(ledger_path) if os.path.exists(s)] == []
 
 
 # --- degraded mode ---------------------------------------------------------------------------
@@ -380,17 +378,21 @@ def _permissions_bind(tmp_path: Path) -> bool:
         probe.chmod(0o644)
 
 
-def test_read_only_file(db: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_read_only_file(ledger_path: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """chmod 0o444 where that binds; as root, ``PRAGMA query_only`` on the ledger's own
     connection, which refuses every write with SQLITE_READONLY, the error a read-only file
     gives, so the same degraded path runs (a read-only URI would need the Ledger to open
     the file itself in another way, and root ignores mode bits on open)."""
-    with Ledger(db):
+    with Ledger(ledger_path):
         pass
-    files = [db, db + "-wal", db + "-shm"]  # SQLite gives -wal and -shm the file's mode
+    files = [
+        ledger_path,
+        ledger_path + "-wal",
+        ledger_path + "-shm",
+    ]  # SQLite gives -wal and -shm the file's mode
     binds = _permissions_bind(tmp_path)
-    os.chmod(db, 0o444)
-    ledger = Ledger(db)
+    os.chmod(ledger_path, 0o444)
+    ledger = Ledger(ledger_path)
     try:
         if not binds:
             assert ledger._conn is not None
@@ -399,9 +401,9 @@ def test_read_only_file(db: str, tmp_path: Path, caplog: pytest.LogCaptureFixtur
             _keep_guarding(ledger)
         assert ledger.degraded is not None and ledger.degraded.startswith("read_only:")
         _assert_warned(caplog, "read_only")
-        assert ledger.spool_path == db + ".spool.jsonl"
+        assert ledger.spool_path == ledger_path + ".spool.jsonl"
         assert len(_spool_lines(ledger.spool_path)) == RECORDS
-        assert value(db, "SELECT count(*) FROM tool_calls") == 0
+        assert value(ledger_path, "SELECT count(*) FROM tool_calls") == 0
 
         for path in files:  # fix the cause: the file and its -wal and -shm
             if os.path.exists(path):
@@ -411,8 +413,8 @@ def test_read_only_file(db: str, tmp_path: Path, caplog: pytest.LogCaptureFixtur
         ledger.close()
     assert report.imported == RECORDS and report.rejected == 0
     assert ledger.degraded is None
-    _assert_all_recorded(db)
-    assert not os.path.exists(db + ".spool.jsonl")
+    _assert_all_recorded(ledger_path)
+    assert not os.path.exists(ledger_path + ".spool.jsonl")
 
 
 def test_read_only_directory(
@@ -453,9 +455,9 @@ def test_read_only_directory(
     assert not os.path.exists(spool)
 
 
-def test_full_disk(db: str, caplog: pytest.LogCaptureFixture) -> None:
+def test_full_disk(ledger_path: str, caplog: pytest.LogCaptureFixture) -> None:
     """``PRAGMA max_page_count`` at the file's current size: inserts fail with SQLITE_FULL."""
-    ledger = Ledger(db)
+    ledger = Ledger(ledger_path)
     try:
         conn = ledger._conn
         assert conn is not None
@@ -470,22 +472,22 @@ def test_full_disk(db: str, caplog: pytest.LogCaptureFixture) -> None:
     finally:
         ledger.close()
     assert report.imported == RECORDS
-    _assert_all_recorded(db)
-    assert value(db, "SELECT min(length(tool_call_arguments)) FROM tool_calls") > len(BLOB)
+    _assert_all_recorded(ledger_path)
+    assert value(ledger_path, "SELECT min(length(tool_call_arguments)) FROM tool_calls") > len(BLOB)
 
 
-def test_corrupt_file(db: str, caplog: pytest.LogCaptureFixture) -> None:
+def test_corrupt_file(ledger_path: str, caplog: pytest.LogCaptureFixture) -> None:
     """The Ledger opens degraded (kind ``corrupt``) instead of raising. ``recover()`` cannot
     import into a file SQLite cannot read, so it raises a LedgerError that says to move the
     file aside; the spool is kept, and recovering into a fresh file imports it."""
-    Path(db).write_bytes(random.Random(1234).randbytes(16_384))
+    Path(ledger_path).write_bytes(random.Random(1234).randbytes(16_384))
     with caplog.at_level(logging.WARNING, logger="guardrails.ledger"):
-        ledger = Ledger(db)
+        ledger = Ledger(ledger_path)
         _keep_guarding(ledger)
     assert ledger.degraded is not None and ledger.degraded.startswith("corrupt:")
     _assert_warned(caplog, "corrupt")
     spool = ledger.spool_path
-    assert spool == db + ".spool.jsonl"
+    assert spool == ledger_path + ".spool.jsonl"
     assert len(_spool_lines(spool)) == RECORDS
     with pytest.raises(LedgerError) as info:
         ledger.recover()
@@ -494,19 +496,22 @@ def test_corrupt_file(db: str, caplog: pytest.LogCaptureFixture) -> None:
     assert len(_spool_lines(spool)) == RECORDS  # nothing lost
     ledger.close()
 
-    os.replace(db, db + ".corrupt")  # fix the cause: keep the bad file for inspection
-    with Ledger(db) as fresh:
+    os.replace(
+        ledger_path, ledger_path + ".corrupt"
+    )  # fix the cause: keep the bad file for inspection
+    with Ledger(ledger_path) as fresh:
         report = fresh.recover()
     assert report.imported == RECORDS
-    _assert_all_recorded(db)
+    _assert_all_recorded(ledger_path)
 
 
-def test_locked_past_the_timeout(db: str, caplog: pytest.LogCaptureFixture) -> None:
-    with Ledger(db):
+@pytest.mark.slow
+def test_locked_past_the_timeout(ledger_path: str, caplog: pytest.LogCaptureFixture) -> None:
+    with Ledger(ledger_path):
         pass
-    other = sqlite3.connect(db, isolation_level=None)
+    other = sqlite3.connect(ledger_path, isolation_level=None)
     other.execute("BEGIN EXCLUSIVE")
-    ledger = Ledger(db, busy_timeout=0.1)
+    ledger = Ledger(ledger_path, busy_timeout=0.1)
     try:
         with caplog.at_level(logging.WARNING, logger="guardrails.ledger"):
             _keep_guarding(ledger)
@@ -522,8 +527,8 @@ def test_locked_past_the_timeout(db: str, caplog: pytest.LogCaptureFixture) -> N
         other.close()
         ledger.close()
     assert report.imported == RECORDS
-    assert value(db, "SELECT count(*) FROM tool_calls WHERE status = 'ok'") == 3
-    assert value(db, "SELECT count(*) FROM tool_calls WHERE status = 'denied'") == 1
+    assert value(ledger_path, "SELECT count(*) FROM tool_calls WHERE status = 'ok'") == 3
+    assert value(ledger_path, "SELECT count(*) FROM tool_calls WHERE status = 'denied'") == 1
 
 
 def test_a_ledger_that_could_not_open_starts_writing_once_it_can(
@@ -552,19 +557,19 @@ def test_a_ledger_that_could_not_open_starts_writing_once_it_can(
     assert value(db, "SELECT count(*) FROM tool_calls WHERE status = 'ok'") == 2
 
 
-def test_a_bad_redaction_pattern_fails_when_the_ledger_is_made(db: str) -> None:
+def test_a_bad_redaction_pattern_fails_when_the_ledger_is_made(ledger_path: str) -> None:
     with pytest.raises(DefinitionError, match="invalid redaction pattern"):
-        Ledger(db, redact_patterns=["acme-("])
+        Ledger(ledger_path, redact_patterns=["acme-("])
 
 
 def test_a_spooled_pre_tool_use_imported_after_its_post_keeps_the_call_finished(
-    db: str,
+    ledger_path: str,
 ) -> None:
     """The lock is held for the PreToolUse only: the PostToolUse reaches the file first."""
-    with Ledger(db):
+    with Ledger(ledger_path):
         pass
-    other = sqlite3.connect(db, isolation_level=None)
-    ledger = Ledger(db, busy_timeout=0.1)
+    other = sqlite3.connect(ledger_path, isolation_level=None)
+    ledger = Ledger(ledger_path, busy_timeout=0.1)
     try:
 
         def tool() -> str:
@@ -577,24 +582,25 @@ def test_a_spooled_pre_tool_use_imported_after_its_post_keeps_the_call_finished(
         )
         assert run.ok
         assert len(_spool_lines(ledger.spool_path)) == 1  # the PreToolUse
-        assert value(db, "SELECT status FROM tool_calls") == "ok"
+        assert value(ledger_path, "SELECT status FROM tool_calls") == "ok"
         report = ledger.recover()
     finally:
         other.close()
         ledger.close()
     assert report.imported == 1
-    row = rows(db, "SELECT status, decision, pid, tool_call_result FROM tool_calls")
+    row = rows(ledger_path, "SELECT status, decision, pid, tool_call_result FROM tool_calls")
     assert row == [
         {"status": "ok", "decision": "allow", "pid": os.getpid(), "tool_call_result": '"done"'}
     ]
 
 
-def test_recover_rejects_torn_and_foreign_lines_without_losing_the_rest(db: str) -> None:
-    with Ledger(db):
+@pytest.mark.slow
+def test_recover_rejects_torn_and_foreign_lines_without_losing_the_rest(ledger_path: str) -> None:
+    with Ledger(ledger_path):
         pass
-    other = sqlite3.connect(db, isolation_level=None)
+    other = sqlite3.connect(ledger_path, isolation_level=None)
     other.execute("BEGIN EXCLUSIVE")
-    with Ledger(db, busy_timeout=0.1) as ledger:
+    with Ledger(ledger_path, busy_timeout=0.1) as ledger:
         _keep_guarding(ledger)
         other.execute("ROLLBACK")
         other.close()
@@ -604,19 +610,20 @@ def test_recover_rejects_torn_and_foreign_lines_without_losing_the_rest(db: str)
         Path(spool).write_text("".join(lines) + '{"v": 1, "ops": [["pre", [', encoding="utf-8")
         report = ledger.recover()
     assert (report.imported, report.rejected) == (RECORDS, 2)
-    _assert_all_recorded(db)
+    _assert_all_recorded(ledger_path)
     rejected = Path(spool + ".rejected").read_text(encoding="utf-8").splitlines()
     assert rejected == ["not a record", '{"v": 1, "ops": [["pre", [']
 
 
-def test_recover_imports_what_an_interrupted_recover_left(db: str) -> None:
+@pytest.mark.slow
+def test_recover_imports_what_an_interrupted_recover_left(ledger_path: str) -> None:
     """A recover that stopped before COMMIT leaves ``<spool>.importing``: nothing of it
     reached the file, so the next recover imports it, with whatever was spooled since."""
-    with Ledger(db):
+    with Ledger(ledger_path):
         pass
-    other = sqlite3.connect(db, isolation_level=None)
+    other = sqlite3.connect(ledger_path, isolation_level=None)
     other.execute("BEGIN EXCLUSIVE")
-    with Ledger(db, busy_timeout=0.1) as ledger:
+    with Ledger(ledger_path, busy_timeout=0.1) as ledger:
         _keep_guarding(ledger)
         spool = ledger.spool_path
         os.replace(spool, spool + ".importing")
@@ -626,8 +633,8 @@ def test_recover_imports_what_an_interrupted_recover_left(db: str) -> None:
         other.close()
         report = ledger.recover()
     assert report.imported == RECORDS + 1
-    assert value(db, "SELECT count(*) FROM tool_calls") == 3
-    assert value(db, "SELECT count(*) FROM events") == 2
+    assert value(ledger_path, "SELECT count(*) FROM tool_calls") == 3
+    assert value(ledger_path, "SELECT count(*) FROM events") == 2
     assert not os.path.exists(spool) and not os.path.exists(spool + ".importing")
 
 
@@ -677,14 +684,14 @@ def _raw(db: str) -> bytes:
 
 @pytest.mark.parametrize("checkpoint", [False, True], ids=["in-wal", "checkpointed"])
 @pytest.mark.parametrize("kind", sorted(SECRETS))
-def test_secrets_never_reach_the_file(db: str, kind: str, checkpoint: bool) -> None:
+def test_secrets_never_reach_the_file(ledger_path: str, kind: str, checkpoint: bool) -> None:
     text, secret = SECRETS[kind]
     tool_input = {
         "task": {"steps": [{"shell": {"argv": ["run", f"note: {text} end"]}}, 1, None]},
         "retries": 3,
     }
     output = {"log": [{"line": f"got {text} back"}, {"rc": 0}]}
-    ledger = Ledger(db, redact_patterns=[CUSTOM_PATTERN])
+    ledger = Ledger(ledger_path, redact_patterns=[CUSTOM_PATTERN])
     try:
         run = Guard(AgentDefinition(), ledger=ledger).sync.run_tool(
             "job", tool_input, lambda task, retries: output
@@ -693,20 +700,20 @@ def test_secrets_never_reach_the_file(db: str, kind: str, checkpoint: bool) -> N
         assert ledger._conn is not None
         if checkpoint:
             ledger._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            assert os.path.getsize(db + "-wal") == 0
+            assert os.path.getsize(ledger_path + "-wal") == 0
         else:
-            assert os.path.getsize(db + "-wal") > 0  # the rows are (still) in the WAL
-        raw = _raw(db)
+            assert os.path.getsize(ledger_path + "-wal") > 0  # the rows are (still) in the WAL
+        raw = _raw(ledger_path)
         assert secret.encode() not in raw
         assert b"[REDACTED:" in raw  # the rows are in these bytes, masked
     finally:
         ledger.close()
-    row = rows(db, "SELECT tool_call_arguments, tool_call_result FROM tool_calls")[0]
+    row = rows(ledger_path, "SELECT tool_call_arguments, tool_call_result FROM tool_calls")[0]
     assert "[REDACTED:" in row["tool_call_arguments"] and "[REDACTED:" in row["tool_call_result"]
     assert json.loads(row["tool_call_arguments"])["retries"] == 3  # structure kept
 
 
-def test_secrets_in_errors_reasons_and_odd_values_are_redacted(db: str) -> None:
+def test_secrets_in_errors_reasons_and_odd_values_are_redacted(ledger_path: str) -> None:
     token = SECRETS["bearer"][1]
     pw = SECRETS["url_password"][1]
     key = SECRETS["anthropic"][1]
@@ -731,43 +738,47 @@ def test_secrets_in_errors_reasons_and_odd_values_are_redacted(db: str) -> None:
             ]
         }
     )
-    with Ledger(db) as ledger:
+    with Ledger(ledger_path) as ledger:
         s = Guard(definition, ledger=ledger).session("odd")
         s.sync.run_tool("post", {"url": f"https://bob:{pw}@x.test/"}, SpyTool())
         s.sync.run_tool("login", {}, SpyTool(error=PermissionError(f"bad key {key}")))
         s.sync.run_tool("fetch", {}, lambda: f"raw {github} bytes".encode())
         s.sync.run_tool("obj", {}, lambda: {"item": Opaque()})
-        raw = _raw(db)
+        raw = _raw(ledger_path)
     for secret in (token, pw, key, github, aws):
         assert secret.encode() not in raw, secret
-    assert value(db, "SELECT count(*) FROM tool_calls") == 4
-    assert "[REDACTED:" in value(db, "SELECT reason FROM tool_calls WHERE tool_name = 'post'")
-    assert "[REDACTED:" in value(db, "SELECT error FROM hook_runs WHERE outcome = 'error'")
+    assert value(ledger_path, "SELECT count(*) FROM tool_calls") == 4
     assert "[REDACTED:" in value(
-        db, "SELECT error_message FROM tool_calls WHERE tool_name = 'login'"
+        ledger_path, "SELECT reason FROM tool_calls WHERE tool_name = 'post'"
+    )
+    assert "[REDACTED:" in value(ledger_path, "SELECT error FROM hook_runs WHERE outcome = 'error'")
+    assert "[REDACTED:" in value(
+        ledger_path, "SELECT error_message FROM tool_calls WHERE tool_name = 'login'"
     )
 
 
-def test_values_json_cannot_hold_are_stored_as_valid_json(db: str) -> None:
+def test_values_json_cannot_hold_are_stored_as_valid_json(ledger_path: str) -> None:
     outputs = [{"score": float("nan")}, {(1, 2): "tuple key"}, {"ids": {3}}, b"\x00raw"]
-    with Ledger(db) as ledger:
+    with Ledger(ledger_path) as ledger:
         guard = Guard(AgentDefinition(), ledger=ledger)
         for out in outputs:
             assert guard.sync.run_tool("odd", {}, lambda out=out: out).ok
-    stored = rows(db, "SELECT json_valid(tool_call_result) AS ok, tool_call_result FROM tool_calls")
+    stored = rows(
+        ledger_path, "SELECT json_valid(tool_call_result) AS ok, tool_call_result FROM tool_calls"
+    )
     assert len(stored) == len(outputs)
     assert all(r["ok"] == 1 for r in stored), stored
     assert "nan" in json.loads(stored[0]["tool_call_result"])
 
 
-def test_the_spool_is_redacted_too(db: str) -> None:
+def test_the_spool_is_redacted_too(ledger_path: str) -> None:
     text, secret = SECRETS["github"]
-    with Ledger(db):
+    with Ledger(ledger_path):
         pass
-    other = sqlite3.connect(db, isolation_level=None)
+    other = sqlite3.connect(ledger_path, isolation_level=None)
     other.execute("BEGIN EXCLUSIVE")
     try:
-        with Ledger(db, busy_timeout=0.1) as ledger:
+        with Ledger(ledger_path, busy_timeout=0.1) as ledger:
             Guard(AgentDefinition(), ledger=ledger).sync.run_tool(
                 "job", {"cmd": text}, lambda cmd: cmd
             )
@@ -789,8 +800,8 @@ def _stored(db: str, output: Any, **ledger_args: Any) -> dict[str, Any]:
     return found[0]
 
 
-def test_outputs_over_the_default_64_kb_are_cut(db: str) -> None:
-    row = _stored(db, "x" * 100_000)
+def test_outputs_over_the_default_64_kb_are_cut(ledger_path: str) -> None:
+    row = _stored(ledger_path, "x" * 100_000)
     assert row["result_truncated"] == 1
     assert row["result_bytes"] == 100_002  # the JSON text: the string and its quotes
     kept = json.loads(row["tool_call_result"])
@@ -798,14 +809,14 @@ def test_outputs_over_the_default_64_kb_are_cut(db: str) -> None:
     assert len(kept.encode()) <= 64 * 1024 + len("…[truncated]".encode())
 
 
-def test_outputs_under_the_cap_are_kept_whole(db: str) -> None:
-    row = _stored(db, "y" * 60_000)
+def test_outputs_under_the_cap_are_kept_whole(ledger_path: str) -> None:
+    row = _stored(ledger_path, "y" * 60_000)
     assert row["result_truncated"] == 0 and row["result_bytes"] == 60_002
     assert json.loads(row["tool_call_result"]) == "y" * 60_000
 
 
-def test_a_configured_cap(db: str) -> None:
-    row = _stored(db, {"lines": ["z" * 50] * 20}, max_output=256)
+def test_a_configured_cap(ledger_path: str) -> None:
+    row = _stored(ledger_path, {"lines": ["z" * 50] * 20}, max_output=256)
     assert row["result_truncated"] == 1
     assert row["result_bytes"] == len(json.dumps({"lines": ["z" * 50] * 20}))
     kept = json.loads(row["tool_call_result"])
@@ -813,8 +824,8 @@ def test_a_configured_cap(db: str) -> None:
     assert len(kept.encode()) == 256 + len("…[truncated]".encode())
 
 
-def test_the_cap_counts_utf8_bytes(db: str) -> None:
-    row = _stored(db, "é" * 200, max_output=300)  # 202 characters, 402 bytes
+def test_the_cap_counts_utf8_bytes(ledger_path: str) -> None:
+    row = _stored(ledger_path, "é" * 200, max_output=300)  # 202 characters, 402 bytes
     assert row["result_truncated"] == 1 and row["result_bytes"] == 402
     kept = json.loads(row["tool_call_result"])
     assert kept.endswith("…[truncated]") and len(kept.encode()) <= 300 + len(
@@ -822,39 +833,41 @@ def test_the_cap_counts_utf8_bytes(db: str) -> None:
     )
 
 
-def test_an_output_exactly_at_the_cap_is_not_cut(db: str) -> None:
-    row = _stored(db, "q" * 254, max_output=256)
+def test_an_output_exactly_at_the_cap_is_not_cut(ledger_path: str) -> None:
+    row = _stored(ledger_path, "q" * 254, max_output=256)
     assert (row["result_truncated"], row["result_bytes"]) == (0, 256)
 
 
 @pytest.mark.parametrize("position", [10, 60_000, 65_530])
-def test_secrets_in_outputs_far_over_the_cap_are_still_masked(db: str, position: int) -> None:
+def test_secrets_in_outputs_far_over_the_cap_are_still_masked(
+    ledger_path: str, position: int
+) -> None:
     """Big outputs are cut before they are redacted; a secret before or on the cut is masked."""
     secret = "ghp_" + "Q7" * 20
     text = "x" * position + " token " + secret + " " + "y" * 400_000
-    row = _stored(db, {"stdout": text})
+    row = _stored(ledger_path, {"stdout": text})
     assert row["result_truncated"] == 1 and row["result_bytes"] > 400_000
     assert secret not in row["tool_call_result"]
     assert secret[:20] not in row["tool_call_result"]
 
 
-def test_a_token_in_an_http_hook_url_is_not_stored(db: str) -> None:
+def test_a_token_in_an_http_hook_url_is_not_stored(ledger_path: str) -> None:
     token = "ghp_" + "Z9" * 20
     hook = {"http": f"http://127.0.0.1:9/hook?access_token={token}"}
     definition = AgentDefinition(
         hooks={"PreToolUse": [HookMatcher(hooks=[hook], on_failure="continue")]}
     )
-    with Ledger(db) as ledger:
+    with Ledger(ledger_path) as ledger:
         Guard(definition, ledger=ledger).sync.pre_tool_use("Bash", {"command": "ls"})
-    hooks = [r["hook"] for r in rows(db, "SELECT hook FROM hook_runs")]
+    hooks = [r["hook"] for r in rows(ledger_path, "SELECT hook FROM hook_runs")]
     assert len(hooks) == 1 and token not in hooks[0]
 
 
-def test_spooled_hook_runs_keep_their_link_to_the_event_row(db: str) -> None:
+def test_spooled_hook_runs_keep_their_link_to_the_event_row(ledger_path: str) -> None:
     definition = AgentDefinition(
         hooks={"Stop": [HookMatcher(hooks=[lambda e, c: HookResult.block("report first")])]}
     )
-    with Ledger(db) as ledger:
+    with Ledger(ledger_path) as ledger:
         guard = Guard(definition, ledger=ledger)
         guard.sync.agent_stop("done")  # written to the file
         assert ledger._conn is not None
@@ -863,7 +876,7 @@ def test_spooled_hook_runs_keep_their_link_to_the_event_row(db: str) -> None:
         ledger._conn.execute("PRAGMA query_only = OFF")
         ledger.recover()
     linked = rows(
-        db,
+        ledger_path,
         "SELECT e.payload FROM hook_runs h JOIN events e ON e.id = h.event_id ORDER BY h.id",
     )
     assert [json.loads(r["payload"])["last_assistant_message"] for r in linked] == [

@@ -16,7 +16,9 @@ import guardrails
 from guardrails._package_data import data_path
 from tests._paths import REPO
 
-pytestmark = pytest.mark.timeout(30)  # includes building the wheel, in the first test's setup
+#: slow: builds the sdist and the wheel, and runs Python on the installed copy
+#: timeout: includes building the wheel, in the first test's setup
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(30)]
 
 DIST_INFO = f"hookrails-{guardrails.__version__}.dist-info"
 #: what a developer's checkout holds that a build must not see

@@ -20,6 +20,7 @@ from guardrails import (
     always_allow,
     always_deny,
 )
+from tests._guards import build_guard
 
 
 def _asks(event: Any, ctx: Any) -> HookResult:
@@ -27,10 +28,7 @@ def _asks(event: Any, ctx: Any) -> HookResult:
 
 
 def _guard(approver: Any, **kw: Any) -> Guard:
-    definition = AgentDefinition(
-        hooks={"PreToolUse": [HookMatcher(matcher="deploy", hooks=[_asks])]}
-    )
-    return Guard(definition, approver=approver, **kw)
+    return build_guard([HookMatcher(matcher="deploy", hooks=[_asks])], approver=approver, **kw)
 
 
 @pytest.mark.parametrize(

@@ -231,17 +231,20 @@ JSON = st.recursive(
 )
 
 
+@pytest.mark.slow
 @given(JSON)
 def test_text_is_valid_json_that_canonicalizes_to_itself(value: Any) -> None:
     text = canonical_json(value)
     assert canonical_json(json.loads(text)) == text
 
 
+@pytest.mark.slow
 @given(JSON)
 def test_text_parses_back_to_an_equal_value(value: Any) -> None:
     assert json.loads(canonical_json(value)) == value
 
 
+@pytest.mark.slow
 @given(st.dictionaries(st.text(), st.integers(), max_size=8))
 def test_key_insertion_order_does_not_matter(value: dict[str, int]) -> None:
     reversed_ = dict(reversed(list(value.items())))

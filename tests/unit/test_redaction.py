@@ -545,6 +545,7 @@ def fake_secret(draw: st.DrawFn) -> tuple[str, str, str]:
 PROSE = st.text(alphabet=string.printable, max_size=120)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(before=PROSE, after=PROSE, secret=fake_secret())
 def test_inserted_secret_never_survives(
@@ -559,6 +560,7 @@ def test_inserted_secret_never_survives(
     assert raw not in out
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(before=PROSE, after=PROSE, secret=fake_secret())
 def test_serialized_json_stays_valid_without_the_secret(
@@ -572,6 +574,7 @@ def test_serialized_json_stays_valid_without_the_secret(
     assert raw not in out["b"]["text"]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(before=PROSE, after=PROSE, secret=fake_secret())
 def test_redact_text_is_idempotent(before: str, after: str, secret: tuple[str, str, str]) -> None:

@@ -11,12 +11,13 @@ import pytest
 from guardrails import AgentDefinition, DefinitionError, Guard, HookMatcher, Ledger
 from guardrails.builtins import CompletionPromise
 from guardrails.dispatch.guard import Session
+from tests._guards import build_guard
 
 DONE = "All tests pass. <promise>DONE</promise>"
 
 
 def make_guard(hook: CompletionPromise, ledger: Ledger | None = None) -> Guard:
-    return Guard(AgentDefinition(hooks={"AgentStop": [HookMatcher(hooks=[hook])]}), ledger=ledger)
+    return build_guard({"AgentStop": [hook]}, ledger=ledger)
 
 
 def blocked(g: Guard | Session, *messages: str | None, **fields: Any) -> list[bool]:

@@ -13,6 +13,7 @@ from guardrails import AgentDefinition, Guard, HookMatcher, Ledger
 from guardrails.builtins import SchemaGuardrail, SchemaNudge, schema_nudge
 from guardrails.errors import DefinitionError
 from guardrails.results import Decision
+from tests._guards import build_guard
 
 SECRET = "ghp_Zx81bQ0verySecretTokenValue1234567890"
 
@@ -21,17 +22,8 @@ def guard(
     tools: dict[str, Any] | None = None, hook: Any = None, ledger: Any = None, **kw: Any
 ) -> Guard:
     hooks = [hook or SchemaNudge()]
-    return Guard(
-        AgentDefinition(
-            tools=tools or {},
-            hooks={
-                "PostToolUse": [HookMatcher(hooks=hooks)],
-                "PostToolUseFailure": [HookMatcher(hooks=hooks)],
-            },
-            **kw,
-        ),
-        ledger=ledger,
-    )
+    by_event = {"PostToolUse": hooks, "PostToolUseFailure": hooks}
+    return build_guard(by_event, tools=tools or {}, ledger=ledger, **kw)
 
 
 def post(g: Guard, tool: str, tool_input: dict[str, Any], response: Any, **kw: Any) -> Decision:

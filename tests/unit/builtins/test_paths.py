@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 
-from guardrails import AgentDefinition, DefinitionError, Guard, HookMatcher
+from guardrails import AgentDefinition, DefinitionError, Guard
 from guardrails.builtins import ProtectPaths, protect_paths
 from guardrails.builtins.paths import DEFAULT_PROTECTED_PATHS
 from guardrails.definition.model import ToolSpec
 from guardrails.testing import SpyTool
+from tests._guards import build_guard
 
 
 @pytest.fixture
@@ -37,10 +38,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def guard(cwd: Path, hook: Any = protect_paths, **tools: ToolSpec) -> Guard:
-    definition = AgentDefinition(
-        tools=dict(tools), hooks={"PreToolUse": [HookMatcher(hooks=[hook])]}
-    )
-    return Guard(definition, cwd=str(cwd), ledger=False)
+    return build_guard([hook], tools=dict(tools), cwd=cwd, ledger=False)
 
 
 def edit_input(tool: str, path: str) -> dict[str, Any]:

@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from guardrails import AgentDefinition, DefinitionError, Guard, HookMatcher, Ledger
+from guardrails import AgentDefinition, DefinitionError, Guard, Ledger
 from guardrails.builtins import RedactSecrets, redact_secrets
 from guardrails.results import UNSET
 from guardrails.testing import SpyTool, make_event
+from tests._guards import build_guard
 
 GITHUB = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 AWS = "AKIA" + "IOSFODNN7EXAMPLE"
@@ -25,8 +26,7 @@ PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nIBAAKC\n-----END RSA PRIVATE KEY
 
 
 def guard(hook: Any = redact_secrets, ledger: Ledger | None = None) -> Guard:
-    definition = AgentDefinition(hooks={"PostToolUse": [HookMatcher(hooks=[hook])]})
-    return Guard(definition, ledger=ledger)
+    return build_guard({"PostToolUse": [hook]}, ledger=ledger)
 
 
 def post(output: Any, hook: Any = redact_secrets) -> Any:

@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
-from guardrails import AgentDefinition, Decision, DefinitionError, Guard, HookMatcher, Ledger
+from guardrails import AgentDefinition, Decision, DefinitionError, Guard, Ledger
 from guardrails.builtins import RequireArtifacts
 from guardrails.dispatch.guard import Session
 from guardrails.testing import SpyTool
+from tests._guards import build_guard
 
 SCHEMA = {
     "type": "object",
@@ -25,13 +26,7 @@ SCHEMA = {
 
 
 def make_guard(hook: RequireArtifacts, cwd: Path, ledger: Ledger | None = None) -> Guard:
-    definition = AgentDefinition(
-        hooks={
-            "SubagentStop": [HookMatcher(hooks=[hook])],
-            "AgentStop": [HookMatcher(hooks=[hook])],
-        }
-    )
-    return Guard(definition, cwd=str(cwd), ledger=ledger)
+    return build_guard({"SubagentStop": [hook], "AgentStop": [hook]}, cwd=cwd, ledger=ledger)
 
 
 def stop(g: Guard | Session, agent: str = "a1", **fields: Any) -> Decision:

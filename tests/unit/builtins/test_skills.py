@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-from guardrails import AgentDefinition, Decision, DefinitionError, Guard, HookMatcher
+from guardrails import AgentDefinition, Decision, DefinitionError, Guard
 from guardrails.builtins import SkillDiscovery
 from guardrails.builtins import skills as _skills
 from guardrails.testing import make_event
+from tests._guards import build_guard
 
 SKILLS = {
     "pdf/SKILL.md": """\
@@ -71,10 +72,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def make_guard(project: Path, hook: SkillDiscovery | None = None) -> Guard:
-    definition = AgentDefinition(
-        hooks={"UserPromptSubmit": [HookMatcher(hooks=[hook or SkillDiscovery()])]}
-    )
-    return Guard(definition, cwd=str(project))
+    return build_guard({"UserPromptSubmit": [hook or SkillDiscovery()]}, cwd=project)
 
 
 def prompt(g: Guard, text: str) -> Decision:

@@ -82,7 +82,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(folder)
     monkeypatch.setenv("HOOKRAILS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     return folder
 
 
@@ -480,6 +479,7 @@ def test_a_write_keeps_the_mode_and_follows_a_symlink(project: Path, tmp_path: P
 # --- the installed command, run as Claude Code runs it ----------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("portable", [False, True], ids=["absolute", "portable"])
 def test_the_installed_command_enforces_the_deny(
     portable: bool, project: Path, tmp_path: Path

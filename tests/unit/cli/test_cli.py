@@ -109,6 +109,7 @@ def test_missing_definition_file_is_one_line() -> None:
     assert code == 1 and "missing.yaml: file not found" in err
 
 
+@pytest.mark.slow
 def test_python_dash_m_guardrails_runs_the_cli() -> None:
     out = subprocess.run(
         [

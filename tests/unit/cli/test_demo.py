@@ -146,7 +146,6 @@ def test_cli_show_definition_prints_the_yaml() -> None:
 
 def test_default_ledger_is_under_the_working_directory(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("HOOKRAILS_LEDGER", raising=False)
     result = CliRunner().invoke(cli, ["demo", "--json"])
     assert result.exit_code == 0, result.output
     assert (tmp_path / ".hookrails" / "ledger.db").is_file()

@@ -23,10 +23,11 @@ import pytest
 import sqlite_utils
 from click.testing import CliRunner, Result
 
-from guardrails import AgentDefinition, Guard, HookMatcher, HookResult, Ledger
+from guardrails import AgentDefinition, Guard, Ledger
 from guardrails.cli.main import cli
 from guardrails.ledger.admin import tail_calls
 from guardrails.ledger.migrations import SQL_DIR, migrations
+from tests._guards import filling_guard
 from tests._paths import REPO
 
 README = REPO / "README.md"
@@ -34,55 +35,9 @@ LEDGER_DOC = REPO / "docs" / "ledger.md"
 DAY = 86400.0
 
 
-def no_rm(event: Any, ctx: Any) -> HookResult:
-    return HookResult.deny("no rm -rf", hint="Delete one file at a time.")
-
-
-def noop(event: Any, ctx: Any) -> None:
-    return None
-
-
-def boom(**_: Any) -> str:
-    raise RuntimeError("disk on fire")
-
-
-def _guard(path: Path, **kw: Any) -> Guard:
-    definition = AgentDefinition(
-        name="tester",
-        hooks={
-            "PreToolUse": [
-                HookMatcher(matcher="Bash(rm -rf *)", hooks=[no_rm]),
-                HookMatcher(hooks=[noop]),
-            ],
-            "PostToolUse": [HookMatcher(hooks=[noop])],
-        },
-    )
-    return Guard(definition, ledger=Ledger(path), **kw)
-
-
-def _fill(guard: Guard) -> None:
-    guard.sync.run_tool("Bash", {"command": "ls"}, lambda command: "out")
-    guard.sync.run_tool("Bash", {"command": "ls"}, lambda command: "out again")
-    guard.sync.run_tool("Bash", {"command": "rm -rf build"}, lambda command: "gone")
-    guard.sync.run_tool("Read", {"file_path": "notes.txt"}, boom)
-    guard.sync.user_prompt_submit("tidy up")
-    guard.sync.agent_stop(last_assistant_message="done")
-
-
 def _close(guard: Guard) -> None:
     assert guard.ledger is not None
     guard.ledger.close()
-
-
-@pytest.fixture
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A ledger with 4 calls (ok, ok, denied, error), a prompt and a stop, closed."""
-    monkeypatch.delenv("HOOKRAILS_LEDGER", raising=False)
-    path = tmp_path / "l.db"
-    guard = _guard(path)
-    _fill(guard)
-    _close(guard)
-    return path
 
 
 def _run(*args: str | os.PathLike[str]) -> Result:
@@ -106,7 +61,7 @@ def _one_error(result: Result) -> str:
     return lines[0]
 
 
-def _rows(path: Path, sql: str) -> list[tuple[Any, ...]]:
+def _rows(path: str | Path, sql: str) -> list[tuple[Any, ...]]:
     conn = sqlite3.connect(path)
     try:
         return conn.execute(sql).fetchall()
@@ -114,11 +69,12 @@ def _rows(path: Path, sql: str) -> list[tuple[Any, ...]]:
         conn.close()
 
 
-def _session(path: Path) -> str:
-    return str(_rows(path, "SELECT session_id FROM sessions")[0][0])
+def _session(path: str | Path) -> str:
+    """The session the tool calls are in."""
+    return str(_rows(path, "SELECT session_id FROM tool_calls ORDER BY id LIMIT 1")[0][0])
 
 
-def _counts(path: Path) -> dict[str, int]:
+def _counts(path: str | Path) -> dict[str, int]:
     tables = ("tool_calls", "events", "hook_runs", "sessions", "idempotency_keys")
     return {t: _rows(path, f"SELECT count(*) FROM {t}")[0][0] for t in tables}
 
@@ -130,7 +86,6 @@ def test_path_follows_option_env_config_default(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("HOOKRAILS_LEDGER", raising=False)
     assert _ok("ledger", "path").strip() == str(tmp_path / ".hookrails" / "ledger.db")
     (tmp_path / "conf").mkdir()
     config = tmp_path / "conf" / "agent.yaml"
@@ -155,27 +110,27 @@ def test_config_with_an_invalid_definition_is_one_error(tmp_path: Path) -> None:
 # --- status -------------------------------------------------------------------------------------
 
 
-def test_status_text_and_json(db: Path) -> None:
-    out = _ok("ledger", "status", "-l", db)
-    assert f"ledger: {db}" in out
-    assert re.search(r"tool_calls\s+4\b", out) and re.search(r"events\s+2\b", out)
+def test_status_text_and_json(filled_ledger: str) -> None:
+    out = _ok("ledger", "status", "-l", filled_ledger)
+    assert f"ledger: {filled_ledger}" in out
+    assert re.search(r"tool_calls\s+4\b", out) and re.search(r"events\s+3\b", out)
     assert f"schema: version {len(migrations())}, this hookrails knows {len(migrations())}" in out
     assert "spool: none" in out
-    data = json.loads(_ok("ledger", "status", "-l", db, "--json"))
-    assert data["tables"] == _counts(db)
+    data = json.loads(_ok("ledger", "status", "-l", filled_ledger, "--json"))
+    assert data["tables"] == _counts(filled_ledger)
     assert data["schema_version"] == data["known_version"] == len(migrations())
     assert data["schema"] == "current"
-    assert data["size"] == db.stat().st_size
+    assert data["size"] == os.path.getsize(filled_ledger)
     assert data["spools"] == {}
     assert sorted(data["views"]) == sorted(p.stem for p in (Path(SQL_DIR) / "views").glob("*.sql"))
 
 
-def test_status_shows_a_newer_schema(db: Path) -> None:
-    conn = sqlite3.connect(db)
+def test_status_shows_a_newer_schema(filled_ledger: str) -> None:
+    conn = sqlite3.connect(filled_ledger)
     conn.execute("PRAGMA user_version = 99")
     conn.close()
-    assert "newer than this hookrails" in _ok("ledger", "status", "-l", db)
-    assert json.loads(_ok("ledger", "status", "-l", db, "--json"))["schema"] == "newer"
+    assert "newer than this hookrails" in _ok("ledger", "status", "-l", filled_ledger)
+    assert json.loads(_ok("ledger", "status", "-l", filled_ledger, "--json"))["schema"] == "newer"
 
 
 # --- query: formats -------------------------------------------------------------------------------
@@ -188,8 +143,8 @@ EXPECTED = [
 ]
 
 
-def test_query_table_is_readable(db: Path) -> None:
-    lines = _ok("ledger", "query", "-l", db, SUMMARY).splitlines()
+def test_query_table_is_readable(filled_ledger: str) -> None:
+    lines = _ok("ledger", "query", "-l", filled_ledger, SUMMARY).splitlines()
     assert lines[0].split() == ["tool_name", "status", "n"]
     assert set(lines[1]) <= {"-", " "}
     assert [line.split() for line in lines[2:]] == [
@@ -198,47 +153,58 @@ def test_query_table_is_readable(db: Path) -> None:
     assert lines[2].endswith(" 1") and lines[3].endswith(" 2")  # numbers right-aligned
 
 
-def test_query_json_jsonl_csv(db: Path) -> None:
-    assert json.loads(_ok("ledger", "query", "-l", db, SUMMARY, "-f", "json")) == EXPECTED
-    jsonl = _ok("ledger", "query", "-l", db, SUMMARY, "--format", "jsonl").splitlines()
+def test_query_json_jsonl_csv(filled_ledger: str) -> None:
+    assert (
+        json.loads(_ok("ledger", "query", "-l", filled_ledger, SUMMARY, "-f", "json")) == EXPECTED
+    )
+    jsonl = _ok("ledger", "query", "-l", filled_ledger, SUMMARY, "--format", "jsonl").splitlines()
     assert [json.loads(line) for line in jsonl] == EXPECTED
-    rows = list(csv.DictReader(io.StringIO(_ok("ledger", "query", "-l", db, SUMMARY, "-f", "csv"))))
+    rows = list(
+        csv.DictReader(
+            io.StringIO(_ok("ledger", "query", "-l", filled_ledger, SUMMARY, "-f", "csv"))
+        )
+    )
     assert rows == [{k: str(v) for k, v in r.items()} for r in EXPECTED]
 
 
-def test_query_empty_result_and_nulls(db: Path) -> None:
+def test_query_empty_result_and_nulls(filled_ledger: str) -> None:
     none = "select tool_name from tool_calls where 0"
-    assert json.loads(_ok("ledger", "query", "-l", db, none, "-f", "json")) == []
-    assert _ok("ledger", "query", "-l", db, none, "-f", "jsonl") == ""
-    assert _ok("ledger", "query", "-l", db, none, "-f", "csv") == "tool_name\n"
-    assert _ok("ledger", "query", "-l", db, none).split() == ["tool_name", "-----------"]
+    assert json.loads(_ok("ledger", "query", "-l", filled_ledger, none, "-f", "json")) == []
+    assert _ok("ledger", "query", "-l", filled_ledger, none, "-f", "jsonl") == ""
+    assert _ok("ledger", "query", "-l", filled_ledger, none, "-f", "csv") == "tool_name\n"
+    assert _ok("ledger", "query", "-l", filled_ledger, none).split() == ["tool_name", "-----------"]
     nulls = "select null as a, 1.5 as b, 'x\ny' as c"
-    assert json.loads(_ok("ledger", "query", "-l", db, nulls, "-f", "json")) == [
+    assert json.loads(_ok("ledger", "query", "-l", filled_ledger, nulls, "-f", "json")) == [
         {"a": None, "b": 1.5, "c": "x\ny"}
     ]
-    assert "x\u21b5y" in _ok("ledger", "query", "-l", db, nulls)  # one line per row
+    assert "x\u21b5y" in _ok("ledger", "query", "-l", filled_ledger, nulls)  # one line per row
 
 
-def test_query_table_cuts_long_cells_unless_asked(db: Path) -> None:
+def test_query_table_cuts_long_cells_unless_asked(filled_ledger: str) -> None:
     long = "select printf('%.200c', 'a') as s"
-    assert max(len(line) for line in _ok("ledger", "query", "-l", db, long).splitlines()) == 80
-    full = _ok("ledger", "query", "-l", db, long, "--max-width", "0")
+    assert (
+        max(len(line) for line in _ok("ledger", "query", "-l", filled_ledger, long).splitlines())
+        == 80
+    )
+    full = _ok("ledger", "query", "-l", filled_ledger, long, "--max-width", "0")
     assert "a" * 200 in full
-    assert json.loads(_ok("ledger", "query", "-l", db, long, "-f", "json"))[0]["s"] == "a" * 200
+    assert (
+        json.loads(_ok("ledger", "query", "-l", filled_ledger, long, "-f", "json"))[0]["s"]
+        == "a" * 200
+    )
 
 
-def test_query_json_columns_stay_text_for_json_extract(db: Path) -> None:
+def test_query_json_columns_stay_text_for_json_extract(filled_ledger: str) -> None:
     sql = (
         "select json_extract(tool_call_arguments, '$.command') as command from tool_calls "
         "where tool_name = 'Bash' order by id"
     )
-    out = json.loads(_ok("ledger", "query", "-l", db, sql, "-f", "json"))
+    out = json.loads(_ok("ledger", "query", "-l", filled_ledger, sql, "-f", "json"))
     assert [r["command"] for r in out] == ["ls", "ls", "rm -rf build"]
 
 
 def test_readme_quick_check_prints_a_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("HOOKRAILS_LEDGER", raising=False)
     guard = Guard(AgentDefinition(hooks={}), ledger=Ledger())  # .hookrails/ledger.db
     guard.sync.run_tool("Bash", {"command": "ls"}, lambda command: "out")
     _close(guard)
@@ -276,56 +242,78 @@ WRITES = [
 ]
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def _digest(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 @pytest.mark.parametrize("sql", WRITES)
 def test_query_refuses_writes_and_changes_nothing(
-    db: Path, sql: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    filled_ledger: str, sql: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    before, counts, version = _digest(db), _counts(db), _rows(db, "PRAGMA user_version")
-    line = _one_error(_run("ledger", "query", "-l", db, sql))
+    before, counts, version = (
+        _digest(filled_ledger),
+        _counts(filled_ledger),
+        _rows(filled_ledger, "PRAGMA user_version"),
+    )
+    line = _one_error(_run("ledger", "query", "-l", filled_ledger, sql))
     assert line.startswith("error: ledger queries are read-only: ")
     assert "not authorized" in line or "authorization denied" in line
-    assert _digest(db) == before
-    assert _counts(db) == counts and _rows(db, "PRAGMA user_version") == version
-    assert _rows(db, "PRAGMA journal_mode") == [("wal",)]
+    assert _digest(filled_ledger) == before
+    assert (
+        _counts(filled_ledger) == counts and _rows(filled_ledger, "PRAGMA user_version") == version
+    )
+    assert _rows(filled_ledger, "PRAGMA journal_mode") == [("wal",)]
     assert not (tmp_path / "other.db").exists()
 
 
-def test_query_refuses_two_statements(db: Path) -> None:
-    before = _digest(db)
-    line = _one_error(_run("ledger", "query", "-l", db, "select 1; drop table tool_calls"))
+def test_query_refuses_two_statements(filled_ledger: str) -> None:
+    before = _digest(filled_ledger)
+    line = _one_error(
+        _run("ledger", "query", "-l", filled_ledger, "select 1; drop table tool_calls")
+    )
     assert "one statement" in line
-    assert _digest(db) == before and _counts(db)["tool_calls"] == 4
+    assert _digest(filled_ledger) == before and _counts(filled_ledger)["tool_calls"] == 4
 
 
 # --- query: parameters and saved queries ---------------------------------------------------------
 
 
-def test_query_named_parameters(db: Path) -> None:
+def test_query_named_parameters(filled_ledger: str) -> None:
     sql = "select count(*) as n from tool_calls where tool_name = :tool and status = :status"
     out = _ok(
-        "ledger", "query", "-l", db, sql, "-p", "tool", "Bash", "-p", "status", "ok", "-f", "json"
+        "ledger",
+        "query",
+        "-l",
+        filled_ledger,
+        sql,
+        "-p",
+        "tool",
+        "Bash",
+        "-p",
+        "status",
+        "ok",
+        "-f",
+        "json",
     )
     assert json.loads(out) == [{"n": 2}]
-    line = _one_error(_run("ledger", "query", "-l", db, sql, "-p", "tool", "Bash"))
+    line = _one_error(_run("ledger", "query", "-l", filled_ledger, sql, "-p", "tool", "Bash"))
     assert line == "error: missing query parameter :status (-p status VALUE)"
-    line = _one_error(_run("ledger", "query", "-l", db, "select ?", "-p", "a", "1"))
+    line = _one_error(_run("ledger", "query", "-l", filled_ledger, "select ?", "-p", "a", "1"))
     assert "positional ? parameters are not supported" in line
 
 
-def test_query_needs_sql_or_saved_not_both(db: Path) -> None:
-    assert "--saved" in _one_error(_run("ledger", "query", "-l", db))
-    assert "--saved" in _one_error(_run("ledger", "query", "-l", db, "select 1", "--saved", "x"))
+def test_query_needs_sql_or_saved_not_both(filled_ledger: str) -> None:
+    assert "--saved" in _one_error(_run("ledger", "query", "-l", filled_ledger))
+    assert "--saved" in _one_error(
+        _run("ledger", "query", "-l", filled_ledger, "select 1", "--saved", "x")
+    )
 
 
-def test_query_sql_errors_are_one_line(db: Path) -> None:
-    line = _one_error(_run("ledger", "query", "-l", db, "select * from nope"))
+def test_query_sql_errors_are_one_line(filled_ledger: str) -> None:
+    line = _one_error(_run("ledger", "query", "-l", filled_ledger, "select * from nope"))
     assert line == "error: query failed: no such table: nope"
-    assert "syntax error" in _one_error(_run("ledger", "query", "-l", db, "selec 1"))
+    assert "syntax error" in _one_error(_run("ledger", "query", "-l", filled_ledger, "selec 1"))
 
 
 SAVED = {
@@ -344,11 +332,13 @@ def test_the_saved_queries_are_the_documented_ones() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(SAVED))
-def test_saved_queries_run(db: Path, name: str) -> None:
+def test_saved_queries_run(filled_ledger: str, name: str) -> None:
     args: list[str] = []
     for param, value in SAVED[name].items():
-        args += ["-p", param, value if value is not None else _session(db)]
-    rows = json.loads(_ok("ledger", "query", "-l", db, "--saved", name, *args, "-f", "json"))
+        args += ["-p", param, value if value is not None else _session(filled_ledger)]
+    rows = json.loads(
+        _ok("ledger", "query", "-l", filled_ledger, "--saved", name, *args, "-f", "json")
+    )
     if name == "denials_by_tool":
         assert rows[0]["tool_name"] == "Bash" and rows[0]["denials"] == 1
     elif name == "repeated_calls":
@@ -363,19 +353,21 @@ def test_saved_queries_run(db: Path, name: str) -> None:
         assert {r["hook"].rsplit(":", 1)[-1] for r in rows} >= {"no_rm", "noop"}
 
 
-def test_saved_query_parameters_are_checked(db: Path) -> None:
-    sid = _session(db)
+def test_saved_query_parameters_are_checked(filled_ledger: str) -> None:
+    sid = _session(filled_ledger)
     params = ["-p", "session", sid, "-p", "tool", "Read"]
-    out = _ok("ledger", "query", "-l", db, "-s", "tool_succeeded", *params, "-f", "jsonl")
+    out = _ok(
+        "ledger", "query", "-l", filled_ledger, "-s", "tool_succeeded", *params, "-f", "jsonl"
+    )
     assert json.loads(out) == {"succeeded": 0}
-    line = _one_error(_run("ledger", "query", "-l", db, "--saved", "session_timeline"))
+    line = _one_error(_run("ledger", "query", "-l", filled_ledger, "--saved", "session_timeline"))
     assert line == "error: saved query 'session_timeline' needs -p session VALUE"
     line = _one_error(
         _run(
             "ledger",
             "query",
             "-l",
-            db,
+            filled_ledger,
             "--saved",
             "recent_calls",
             "-p",
@@ -389,8 +381,8 @@ def test_saved_query_parameters_are_checked(db: Path) -> None:
     assert "has no parameter :x (it takes :limit)" in line
 
 
-def test_unknown_saved_query_lists_the_known_ones(db: Path) -> None:
-    line = _one_error(_run("ledger", "query", "-l", db, "--saved", "nope"))
+def test_unknown_saved_query_lists_the_known_ones(filled_ledger: str) -> None:
+    line = _one_error(_run("ledger", "query", "-l", filled_ledger, "--saved", "nope"))
     assert line.startswith("error: no saved query 'nope'; saved queries: ")
     for name in SAVED:
         assert name in line
@@ -399,8 +391,8 @@ def test_unknown_saved_query_lists_the_known_ones(db: Path) -> None:
 # --- views ---------------------------------------------------------------------------------------
 
 
-def test_views_lists_views_with_columns_and_saved_queries(db: Path) -> None:
-    out = _ok("ledger", "views", "-l", db)
+def test_views_lists_views_with_columns_and_saved_queries(filled_ledger: str) -> None:
+    out = _ok("ledger", "views", "-l", filled_ledger)
     for p in (Path(SQL_DIR) / "views").glob("*.sql"):
         first = p.read_text().splitlines()[0].removeprefix("-- ")
         assert f"  {p.stem}  {first}" in out
@@ -420,10 +412,10 @@ def test_views_without_a_ledger_uses_the_schema(tmp_path: Path) -> None:
 # --- tail ----------------------------------------------------------------------------------------
 
 
-def test_tail_prints_one_line_per_call(db: Path) -> None:
-    lines = _ok("ledger", "tail", "-l", db).splitlines()
+def test_tail_prints_one_line_per_call(filled_ledger: str) -> None:
+    lines = _ok("ledger", "tail", "-l", filled_ledger).splitlines()
     assert len(lines) == 4
-    sid = _session(db)[:8]
+    sid = _session(filled_ledger)[:8]
     assert all(line.split()[2] == sid for line in lines)
     assert [line.split()[3:5] for line in lines] == [
         ["ok", "allow"], ["ok", "allow"], ["denied", "deny"], ["error", "allow"]
@@ -431,12 +423,12 @@ def test_tail_prints_one_line_per_call(db: Path) -> None:
     assert lines[0].endswith("Bash(ls)") and " ms  " in lines[0]
     assert "Bash(rm -rf build)  no rm -rf" in lines[2]
     assert lines[3].endswith("Read(notes.txt)  RuntimeError: disk on fire")
-    assert _ok("ledger", "tail", "-l", db, "-n", "1").splitlines() == lines[-1:]
-    assert _ok("ledger", "tail", "-l", db, "-n", "0") == ""
+    assert _ok("ledger", "tail", "-l", filled_ledger, "-n", "1").splitlines() == lines[-1:]
+    assert _ok("ledger", "tail", "-l", filled_ledger, "-n", "0") == ""
 
 
-def test_tail_follow_library_sees_new_and_finished_calls(db: Path) -> None:
-    guard = _guard(db)
+def test_tail_follow_library_sees_new_and_finished_calls(filled_ledger: str) -> None:
+    guard = filling_guard(filled_ledger)
     polling = threading.Event()
     stop = threading.Event()
 
@@ -456,7 +448,13 @@ def test_tail_follow_library_sees_new_and_finished_calls(db: Path) -> None:
     seen = []
     try:
         calls = tail_calls(
-            str(db), 1, follow=True, interval=0.01, stop=stop.is_set, max_polls=1000, sleep=sleep
+            str(filled_ledger),
+            1,
+            follow=True,
+            interval=0.01,
+            stop=stop.is_set,
+            max_polls=1000,
+            sleep=sleep,
         )
         for call in calls:
             seen.append((call.tool_name, call.arguments, call.status))
@@ -472,8 +470,9 @@ def test_tail_follow_library_sees_new_and_finished_calls(db: Path) -> None:
     assert stop.is_set()
 
 
-def test_tail_follow_cli_runs_while_another_thread_writes(db: Path) -> None:
-    guard = _guard(db)
+@pytest.mark.slow
+def test_tail_follow_cli_runs_while_another_thread_writes(filled_ledger: str) -> None:
+    guard = filling_guard(filled_ledger)
     done = threading.Event()
 
     def write() -> None:
@@ -491,7 +490,7 @@ def test_tail_follow_cli_runs_while_another_thread_writes(db: Path) -> None:
             "ledger",
             "tail",
             "-l",
-            db,
+            filled_ledger,
             "-n",
             "0",
             "--follow",
@@ -511,9 +510,13 @@ def test_tail_follow_cli_runs_while_another_thread_writes(db: Path) -> None:
     assert numbers == sorted(set(numbers)) and numbers[-1] == 4  # each once, in order
 
 
-def test_tail_follow_stops_after_max_polls(db: Path) -> None:
+def test_tail_follow_stops_after_max_polls(filled_ledger: str) -> None:
     slept: list[float] = []
-    calls = list(tail_calls(str(db), 2, follow=True, interval=0.5, max_polls=3, sleep=slept.append))
+    calls = list(
+        tail_calls(
+            str(filled_ledger), 2, follow=True, interval=0.5, max_polls=3, sleep=slept.append
+        )
+    )
     assert len(calls) == 2 and slept == [0.5, 0.5, 0.5]
 
 
@@ -523,25 +526,27 @@ def test_tail_follow_stops_after_max_polls(db: Path) -> None:
 @pytest.mark.parametrize(
     "table", ["tool_calls", "events", "hook_runs", "sessions", "idempotency_keys"]
 )
-def test_export_every_table_as_json_lines(db: Path, table: str) -> None:
-    out = _ok("ledger", "export", "-l", db, "--table", table)
+def test_export_every_table_as_json_lines(filled_ledger: str, table: str) -> None:
+    out = _ok("ledger", "export", "-l", filled_ledger, "--table", table)
     rows = [json.loads(line) for line in out.splitlines()]
-    assert len(rows) == _counts(db)[table]
-    columns = [r[1] for r in _rows(db, f"PRAGMA table_info({table})")]
+    assert len(rows) == _counts(filled_ledger)[table]
+    columns = [r[1] for r in _rows(filled_ledger, f"PRAGMA table_info({table})")]
     assert all(list(r) == columns for r in rows)
 
 
-def test_export_default_is_tool_calls_jsonl_to_a_file(db: Path, tmp_path: Path) -> None:
+def test_export_default_is_tool_calls_jsonl_to_a_file(filled_ledger: str, tmp_path: Path) -> None:
     target = tmp_path / "calls.jsonl"
-    result = _run("ledger", "export", "-l", db, "--format", "jsonl", "-o", target)
+    result = _run("ledger", "export", "-l", filled_ledger, "--format", "jsonl", "-o", target)
     assert result.exit_code == 0 and result.stdout == ""
     assert result.stderr.strip() == f"wrote 4 rows of tool_calls to {target}"
     rows = [json.loads(line) for line in target.read_text().splitlines()]
     assert [r["id"] for r in rows] == [1, 2, 3, 4]
     assert rows[0]["tool_call_arguments"] == '{"command": "ls"}'  # exactly as stored
     assert rows[2]["status"] == "denied" and rows[2]["reason"].startswith("no rm -rf")
-    assert len(json.loads(_ok("ledger", "export", "-l", db, "--format", "json"))) == 4
-    table = list(csv.reader(io.StringIO(_ok("ledger", "export", "-l", db, "--format", "csv"))))
+    assert len(json.loads(_ok("ledger", "export", "-l", filled_ledger, "--format", "json"))) == 4
+    table = list(
+        csv.reader(io.StringIO(_ok("ledger", "export", "-l", filled_ledger, "--format", "csv")))
+    )
     assert len(table) == 5 and table[3][table[0].index("reason")].startswith("no rm -rf\n")
 
 
@@ -552,7 +557,7 @@ def _aged(path: Path) -> tuple[float, str]:
     """Calls 40 days old in one session, then both old and new ones in another."""
     now = time.time()
     clock = [now - 40 * DAY]
-    guard = _guard(path, clock=lambda: clock[0])
+    guard = filling_guard(path, clock=lambda: clock[0])
     old = guard.session("old-session")
     old.sync.run_tool("Bash", {"command": "ls"}, lambda command: "out")
     old.sync.run_tool("Bash", {"command": "rm -rf /"}, lambda command: "no")
@@ -604,25 +609,25 @@ def test_prune_before_a_date_or_a_time(tmp_path: Path) -> None:
         (("--before", "last tuesday"), "is not a date; expected 2026-01-31"),
     ],
 )
-def test_prune_option_errors(db: Path, args: tuple[str, ...], message: str) -> None:
-    before = _digest(db)
-    assert message in _one_error(_run("ledger", "prune", "-l", db, *args))
-    assert _digest(db) == before
+def test_prune_option_errors(filled_ledger: str, args: tuple[str, ...], message: str) -> None:
+    before = _digest(filled_ledger)
+    assert message in _one_error(_run("ledger", "prune", "-l", filled_ledger, *args))
+    assert _digest(filled_ledger) == before
 
 
 # --- backup --------------------------------------------------------------------------------------
 
 
-def test_backup_copies_and_never_overwrites(db: Path, tmp_path: Path) -> None:
+def test_backup_copies_and_never_overwrites(filled_ledger: str, tmp_path: Path) -> None:
     target = tmp_path / "copy.db"
-    out = _ok("ledger", "backup", "-l", db, target)
-    assert out.startswith(f"backed up {db} to {target}")
-    assert _counts(target) == _counts(db)
+    out = _ok("ledger", "backup", "-l", filled_ledger, target)
+    assert out.startswith(f"backed up {filled_ledger} to {target}")
+    assert _counts(target) == _counts(filled_ledger)
     assert _ok("ledger", "query", "-l", target, "select count(*) from denials", "-f", "csv") == (
         "count(*)\n1\n"
     )
     target.write_bytes(b"precious")
-    line = _one_error(_run("ledger", "backup", "-l", db, target))
+    line = _one_error(_run("ledger", "backup", "-l", filled_ledger, target))
     assert line == f"error: {target}: already exists; backup never overwrites " + (
         "(choose a new file or remove it)"
     )
@@ -632,35 +637,37 @@ def test_backup_copies_and_never_overwrites(db: Path, tmp_path: Path) -> None:
 # --- recover -------------------------------------------------------------------------------------
 
 
-def test_recover_imports_the_spool_and_marks_stale_calls(db: Path) -> None:
-    blocker = sqlite3.connect(db, isolation_level=None)
+def test_recover_imports_the_spool_and_marks_stale_calls(filled_ledger: str) -> None:
+    blocker = sqlite3.connect(filled_ledger, isolation_level=None)
     blocker.execute("BEGIN EXCLUSIVE")  # another process holds the write lock too long
     guard = Guard(
-        AgentDefinition(hooks={}), ledger=Ledger(db, busy_timeout=0.05), clock=lambda: 1e9
+        AgentDefinition(hooks={}),
+        ledger=Ledger(filled_ledger, busy_timeout=0.05),
+        clock=lambda: 1e9,
     )
     guard.sync.run_tool("Bash", {"command": "date"}, lambda command: "today")
     blocker.execute("ROLLBACK")
     blocker.close()
     guard.sync.pre_tool_use("Bash", {"command": "sleep 99"}, tool_use_id="t-hung")
     _close(guard)
-    status = json.loads(_ok("ledger", "status", "-l", db, "--json"))
-    assert status["spools"] == {f"{db}.spool.jsonl": 2}  # pre and post of `date`
-    assert "records waiting" in _ok("ledger", "status", "-l", db)
-    out = _ok("ledger", "recover", "-l", db)
+    status = json.loads(_ok("ledger", "status", "-l", filled_ledger, "--json"))
+    assert status["spools"] == {f"{filled_ledger}.spool.jsonl": 2}  # pre and post of `date`
+    assert "records waiting" in _ok("ledger", "status", "-l", filled_ledger)
+    out = _ok("ledger", "recover", "-l", filled_ledger)
     assert out.splitlines() == [
-        f"imported 2 spooled records from {db}.spool.jsonl",
+        f"imported 2 spooled records from {filled_ledger}.spool.jsonl",
         "marked 0 unfinished calls interrupted",  # t-hung: no process of its own, not old
     ]
-    assert _rows(db, "SELECT status FROM tool_calls WHERE tool_call_arguments LIKE '%date%'") == [
-        ("ok",)
-    ]
-    assert not Path(f"{db}.spool.jsonl").exists()
-    out = _ok("ledger", "recover", "-l", db, "--older-than", "5")
+    assert _rows(
+        filled_ledger, "SELECT status FROM tool_calls WHERE tool_call_arguments LIKE '%date%'"
+    ) == [("ok",)]
+    assert not Path(f"{filled_ledger}.spool.jsonl").exists()
+    out = _ok("ledger", "recover", "-l", filled_ledger, "--older-than", "5")
     assert out.splitlines()[1] == "marked 1 unfinished calls interrupted"
-    assert _rows(db, "SELECT status FROM tool_calls WHERE tool_call_id = 't-hung'") == [
+    assert _rows(filled_ledger, "SELECT status FROM tool_calls WHERE tool_call_id = 't-hung'") == [
         ("interrupted",)
     ]
-    assert "spool: none" in _ok("ledger", "status", "-l", db)
+    assert "spool: none" in _ok("ledger", "status", "-l", filled_ledger)
 
 
 # --- errors --------------------------------------------------------------------------------------
@@ -703,9 +710,9 @@ def test_a_folder_is_not_a_ledger(tmp_path: Path) -> None:
 # --- other tools, and import cost ---------------------------------------------------------------
 
 
-def test_the_file_opens_unchanged_in_sqlite_utils(db: Path) -> None:
-    counts = _counts(db)
-    database = sqlite_utils.Database(db)
+def test_the_file_opens_unchanged_in_sqlite_utils(filled_ledger: str) -> None:
+    counts = _counts(filled_ledger)
+    database = sqlite_utils.Database(filled_ledger)
     try:
         assert set(database.table_names()) >= set(counts)
         views = {p.stem for p in (Path(SQL_DIR) / "views").glob("*.sql")}
@@ -714,8 +721,8 @@ def test_the_file_opens_unchanged_in_sqlite_utils(db: Path) -> None:
         assert database["denials"].count == 1
     finally:
         database.close()
-    assert _counts(db) == counts
-    assert json.loads(_ok("ledger", "status", "-l", db, "--json"))["tables"] == counts
+    assert _counts(filled_ledger) == counts
+    assert json.loads(_ok("ledger", "status", "-l", filled_ledger, "--json"))["tables"] == counts
 
 
 def _cookbook() -> list[list[str]]:
@@ -727,14 +734,14 @@ def _cookbook() -> list[list[str]]:
     return [shlex.split(block)[1:] for block in blocks]
 
 
-def test_ledger_doc_cookbook_runs(db: Path) -> None:
+def test_ledger_doc_cookbook_runs(filled_ledger: str) -> None:
     recipes = _cookbook()
     assert len(recipes) >= 4
-    prefix = _session(db)[:8]
+    prefix = _session(filled_ledger)[:8]
     for args in recipes:
         assert args[:2] == ["ledger", "query"], args
         args = [prefix if a == "9a9795aa" else a for a in args]  # the cookbook's example session
-        rows = json.loads(_ok(*args, "-l", db, "-f", "json"))
+        rows = json.loads(_ok(*args, "-l", filled_ledger, "-f", "json"))
         assert rows, args  # every recipe finds something in this ledger
 
 

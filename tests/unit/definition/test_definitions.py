@@ -738,11 +738,6 @@ def load_error(case: Bad, folder: Path) -> tuple[DefinitionError, Path]:
 by_id = pytest.mark.parametrize("case", BAD, ids=[c.id for c in BAD])
 
 
-def test_bad_definition_table_is_large_and_unique() -> None:
-    assert len(BAD) >= 15
-    assert len({c.id for c in BAD}) == len(BAD)
-
-
 @by_id
 def test_bad_definition_error_names_the_file(case: Bad, tmp_path: Path) -> None:
     err, path = load_error(case, tmp_path)

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from guardrails import AgentDefinition, Guard, HookMatcher
+from tests._guards import build_guard
 
 PY = sys.executable
 
@@ -24,7 +25,7 @@ def _script(tmp_path: Path, body: str) -> str:
 
 
 def _guard(hook: dict[str, Any], event: str = "PreToolUse") -> Guard:
-    return Guard(AgentDefinition(hooks={event: [HookMatcher(hooks=[hook])]}))
+    return build_guard([hook], event=event)
 
 
 def test_command_hook_reads_the_event_on_stdin(tmp_path: Path) -> None:
@@ -63,6 +64,7 @@ def test_command_hook_exit_0_with_no_output_has_no_opinion(tmp_path: Path) -> No
     assert d.decision == "allow" and not d.explicit and d.runs[0].outcome == "noop"
 
 
+@pytest.mark.slow
 def test_command_hook_is_killed_at_its_timeout(tmp_path: Path) -> None:
     cmd = _script(tmp_path, "import time; time.sleep(10)\n")
     d = _guard({"command": cmd, "timeout": 0.5}).sync.pre_tool_use("Bash", {"command": "ls"})
@@ -111,7 +113,7 @@ class _Handler(BaseHTTPRequestHandler):
 @pytest.fixture
 def server() -> Iterator[str]:
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     _Handler.received.clear()
     try:
@@ -173,6 +175,7 @@ def test_unprivileged_deny_stands_even_when_its_context_is_refused(tmp_path: Pat
     assert any("privileged" in n for n in d.notes)
 
 
+@pytest.mark.slow
 def test_a_timed_out_command_hook_takes_its_children_with_it(tmp_path: Path) -> None:
     import os
     import time

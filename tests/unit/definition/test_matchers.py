@@ -18,6 +18,7 @@ import guardrails.definition.matchers as matching
 from guardrails import AgentDefinition, Guard, HookMatcher, HookResult
 from guardrails.definition.matchers import Pattern
 from guardrails.errors import DefinitionError
+from tests._guards import build_guard
 
 #: declared tools next to Claude's built-ins: a text and two path primary arguments
 TOOLS: dict[str, Any] = {
@@ -342,7 +343,7 @@ def test_bad_pattern_error_names_event_and_index() -> None:
 
 
 def _guard(*matchers: HookMatcher, name: str = "main") -> Guard:
-    return Guard(AgentDefinition(name=name, hooks={"PreToolUse": list(matchers)}))
+    return build_guard(list(matchers), name=name)
 
 
 def _ran(decision: Any) -> list[str]:
@@ -778,6 +779,7 @@ def _compiled(source: str) -> Pattern:
         raise
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_name_patterns_agree_with_reference(data: st.DataObject) -> None:
@@ -790,6 +792,7 @@ def test_name_patterns_agree_with_reference(data: st.DataObject) -> None:
     assert _compiled(pattern).matches(subject) is expected
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_command_rules_agree_with_reference(data: st.DataObject) -> None:
@@ -803,6 +806,7 @@ def test_command_rules_agree_with_reference(data: st.DataObject) -> None:
     assert pattern.matches("Bash", {"command": command}) is expected
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_absolute_path_rules_agree_with_reference(data: st.DataObject) -> None:
@@ -819,6 +823,7 @@ def test_absolute_path_rules_agree_with_reference(data: st.DataObject) -> None:
     assert _compiled(f"Write({glob})").matches("Write", {"file_path": value}, cwd) is expected
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_relative_path_rules_agree_with_reference(data: st.DataObject) -> None:

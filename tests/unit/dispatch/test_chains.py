@@ -9,6 +9,7 @@ import pytest
 
 from guardrails import AgentDefinition, Guard, HookMatcher, HookResult
 from guardrails.testing import RecordingHook, SpyTool
+from tests._guards import GuardFactory
 
 
 def _order_hook(tag: str, seen: list[str], result: Any = None) -> Any:
@@ -89,32 +90,32 @@ def test_updated_input_chains_from_hook_to_hook() -> None:
         ([None, None], "allow"),
     ],
 )
-def test_precedence_is_deny_over_ask_over_allow(results: list[str | None], expected: str) -> None:
+def test_precedence_is_deny_over_ask_over_allow(
+    results: list[str | None], expected: str, make_guard: GuardFactory
+) -> None:
     makers = {"allow": HookResult.allow, "ask": HookResult.ask, "deny": HookResult.deny}
     hooks = [RecordingHook(None if r is None else makers[r]("because")) for r in results]
-    d = Guard(AgentDefinition(hooks={"PreToolUse": [HookMatcher(hooks=hooks)]})).sync.pre_tool_use(
-        "Bash", {"command": "ls"}
-    )
+    d = make_guard(hooks).sync.pre_tool_use("Bash", {"command": "ls"})
     assert d.decision == expected
     assert d.explicit == any(r is not None for r in results)
 
 
-def test_no_opinion_leaves_decision_implicit_so_hosts_keep_their_permission_flow() -> None:
-    d = Guard(
-        AgentDefinition(hooks={"PreToolUse": [HookMatcher(hooks=[RecordingHook()])]})
-    ).sync.pre_tool_use("Bash", {"command": "ls"})
+def test_no_opinion_leaves_decision_implicit_so_hosts_keep_their_permission_flow(
+    make_guard: GuardFactory,
+) -> None:
+    d = make_guard([RecordingHook()]).sync.pre_tool_use("Bash", {"command": "ls"})
     assert d.decision == "allow" and not d.explicit
     assert d.to_claude() == {}
 
 
-def test_injections_carry_their_hook_as_provenance() -> None:
+def test_injections_carry_their_hook_as_provenance(make_guard: GuardFactory) -> None:
     def style(event: Any, ctx: Any) -> HookResult:
         return HookResult.inject("use short answers")
 
     def rules(event: Any, ctx: Any) -> HookResult:
         return HookResult.inject("never push to main")
 
-    g = Guard(AgentDefinition(hooks={"UserPromptSubmit": [HookMatcher(hooks=[style, rules])]}))
+    g = make_guard({"UserPromptSubmit": [style, rules]})
     d = g.sync.user_prompt_submit("hi")
     assert [(i.hook, i.text) for i in d.injections] == [
         (
@@ -193,31 +194,27 @@ def test_subagent_stop_blocks_are_counted_per_agent() -> None:
     assert not s.sync.subagent_stop("a1", "worker").blocked
 
 
-def test_an_allowed_stop_resets_the_block_count() -> None:
+def test_an_allowed_stop_resets_the_block_count(make_guard: GuardFactory) -> None:
     answers = iter([True] * 7 + [False] + [True] * 8)
 
     def hook(event: Any, ctx: Any) -> HookResult | None:
         return HookResult.block("again") if next(answers) else None
 
-    s = Guard(AgentDefinition(hooks={"Stop": [HookMatcher(hooks=[hook])]})).session("s")
+    s = make_guard({"Stop": [hook]}).session("s")
     results = [s.sync.agent_stop("x").blocked for _ in range(16)]
     assert results == [True] * 7 + [False] + [True] * 8
 
 
-def test_halt_ends_the_agent_and_is_returned_as_continue_false() -> None:
-    g = Guard(
-        AgentDefinition(
-            hooks={
-                "PostToolUse": [HookMatcher(hooks=[lambda e, c: HookResult.halt("budget gone")])]
-            }
-        )
-    )
+def test_halt_ends_the_agent_and_is_returned_as_continue_false(make_guard: GuardFactory) -> None:
+    g = make_guard({"PostToolUse": [lambda e, c: HookResult.halt("budget gone")]})
     d = g.sync.post_tool_use("Bash", {"command": "ls"}, "out")
     assert d.halted
     assert d.to_claude()["continue"] is False and d.to_claude()["stopReason"] == "budget gone"
 
 
-def test_post_tool_use_output_rewrites_chain_and_contexts_accumulate() -> None:
+def test_post_tool_use_output_rewrites_chain_and_contexts_accumulate(
+    make_guard: GuardFactory,
+) -> None:
     def redact(event: Any, ctx: Any) -> HookResult:
         return HookResult.modify(output=event.tool_response.replace("secret", "[redacted]"))
 
@@ -226,15 +223,15 @@ def test_post_tool_use_output_rewrites_chain_and_contexts_accumulate() -> None:
             updated_output=event.tool_response.upper(), additional_context="saw output"
         )
 
-    g = Guard(AgentDefinition(hooks={"PostToolUse": [HookMatcher(hooks=[redact, shout])]}))
+    g = make_guard({"PostToolUse": [redact, shout]})
     run = g.sync.run_tool("Bash", {"command": "cat"}, lambda command: "the secret")
     assert run.output == "THE [REDACTED]"
     assert run.post is not None and run.post.additional_context == "saw output"
 
 
-def test_tool_failure_emits_post_tool_use_failure_with_the_error() -> None:
+def test_tool_failure_emits_post_tool_use_failure_with_the_error(make_guard: GuardFactory) -> None:
     seen = RecordingHook()
-    g = Guard(AgentDefinition(hooks={"PostToolUseFailure": [HookMatcher(hooks=[seen])]}))
+    g = make_guard({"PostToolUseFailure": [seen]})
     run = g.sync.run_tool("Bash", {"command": "x"}, SpyTool(error=ValueError("bad arg")))
     assert run.status == "error" and run.error == "ValueError: bad arg"
     assert seen.events[0].error == "ValueError: bad arg"
@@ -255,12 +252,12 @@ def test_tool_failure_emits_post_tool_use_failure_with_the_error() -> None:
     ],
 )
 def test_failure_default_blocks_on_pre_tool_use_and_prompts_and_continues_elsewhere(
-    event: str, emit: Any, expected: str
+    event: str, emit: Any, expected: str, make_guard: GuardFactory
 ) -> None:
     def boom(e: Any, c: Any) -> None:
         raise RuntimeError("boom")
 
-    s = Guard(AgentDefinition(hooks={event: [HookMatcher(hooks=[boom])]})).session("s")
+    s = make_guard({event: [boom]}).session("s")
     d = emit(s)
     assert d.runs[0].outcome == "error" and "boom" in (d.runs[0].error or "")
     if expected == "deny":
@@ -272,28 +269,28 @@ def test_failure_default_blocks_on_pre_tool_use_and_prompts_and_continues_elsewh
         assert any("continuing" in n for n in d.notes)
 
 
-def test_on_failure_continue_fails_open_and_records_the_failure() -> None:
+def test_on_failure_continue_fails_open_and_records_the_failure(make_guard: GuardFactory) -> None:
     def boom(e: Any, c: Any) -> None:
         raise RuntimeError("boom")
 
-    g = Guard(
-        AgentDefinition(hooks={"PreToolUse": [HookMatcher(hooks=[boom], on_failure="continue")]})
-    )
+    g = make_guard([HookMatcher(hooks=[boom], on_failure="continue")])
     tool = SpyTool()
     run = g.sync.run_tool("Bash", {"command": "ls"}, tool)
     assert run.ok and tool.calls == [{"command": "ls"}]
     assert run.pre.runs[0].outcome == "error"
 
 
-def test_on_failure_block_on_a_stop_event_keeps_the_agent_working() -> None:
+def test_on_failure_block_on_a_stop_event_keeps_the_agent_working(
+    make_guard: GuardFactory,
+) -> None:
     def boom(e: Any, c: Any) -> None:
         raise RuntimeError("boom")
 
-    g = Guard(AgentDefinition(hooks={"Stop": [HookMatcher(hooks=[boom], on_failure="block")]}))
+    g = make_guard({"Stop": [HookMatcher(hooks=[boom], on_failure="block")]})
     assert g.sync.agent_stop("x").blocked
 
 
-def test_async_and_sync_hooks_mix_in_one_chain() -> None:
+def test_async_and_sync_hooks_mix_in_one_chain(make_guard: GuardFactory) -> None:
     seen: list[str] = []
 
     async def a(event: Any, ctx: Any) -> HookResult:
@@ -304,18 +301,18 @@ def test_async_and_sync_hooks_mix_in_one_chain() -> None:
     def s(event: Any, ctx: Any) -> None:
         seen.append(f"sync saw {event.tool_input['command']}")
 
-    g = Guard(AgentDefinition(hooks={"PreToolUse": [HookMatcher(hooks=[a, s])]}))
+    g = make_guard([a, s])
     d = g.sync.pre_tool_use("Bash", {"command": "ls"})  # sync facade drives the async hook
     assert seen == ["async", "sync saw echo async"]
     d2 = asyncio.run(g.pre_tool_use("Bash", {"command": "ls"}))
     assert d.updated_input == d2.updated_input == {"command": "echo async"}
 
 
-def test_sync_facade_works_inside_a_running_event_loop() -> None:
+def test_sync_facade_works_inside_a_running_event_loop(make_guard: GuardFactory) -> None:
     async def a(event: Any, ctx: Any) -> HookResult:
         return HookResult.deny("async says no")
 
-    g = Guard(AgentDefinition(hooks={"PreToolUse": [HookMatcher(hooks=[a])]}))
+    g = make_guard([a])
 
     async def main() -> str:
         return g.sync.pre_tool_use("Bash", {"command": "ls"}).decision

@@ -15,6 +15,7 @@ import pytest
 
 from guardrails import AgentDefinition, Guard, HookMatcher, HookResult
 from guardrails.testing import SpyTool
+from tests._guards import build_guard
 
 
 def _deny(event: Any, ctx: Any) -> HookResult:
@@ -118,10 +119,7 @@ CASES: dict[str, tuple[list[Any], dict[str, Any], dict[str, Any], str]] = {
 
 
 def _guard(hooks: list[Any], matcher_kwargs: dict[str, Any], guard_kwargs: dict[str, Any]) -> Guard:
-    definition = AgentDefinition(
-        hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=hooks, **matcher_kwargs)]}
-    )
-    return Guard(definition, **guard_kwargs)
+    return build_guard([HookMatcher(matcher="Bash", hooks=hooks, **matcher_kwargs)], **guard_kwargs)
 
 
 @pytest.mark.parametrize("case", list(CASES), ids=list(CASES))

@@ -14,8 +14,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from guardrails import AgentDefinition, Guard, HookMatcher, HookResult, Ledger
 from guardrails.events import AgentStop, PreToolUse
+from tests._guards import build_guard
 
 
 def _first_call_only_async() -> Any:
@@ -36,8 +39,7 @@ def _first_call_only_sync(event: Any, ctx: Any) -> HookResult | None:
 
 
 def _guard(hook: Any, **kw: Any) -> Guard:
-    agent = AgentDefinition(hooks={"PreToolUse": [HookMatcher(hooks=[hook])]})
-    return Guard(agent, **kw)
+    return build_guard([hook], **kw)
 
 
 def test_parallel_async_events_of_one_session_see_each_others_state() -> None:
@@ -132,6 +134,7 @@ class _Overlap:
         self.active.remove(event.tool_name)
 
 
+@pytest.mark.slow
 def test_sync_and_async_events_of_one_session_take_turns() -> None:
     probe = _Overlap()
     session = _guard(probe.sync_hook).session("s1")
@@ -143,6 +146,7 @@ def test_sync_and_async_events_of_one_session_take_turns() -> None:
     assert probe.overlaps == []
 
 
+@pytest.mark.slow
 def test_a_sync_call_with_an_async_hook_takes_its_turn_too() -> None:
     """run_tool_sync runs an async chain on a loop of its own: same session, same turn."""
     probe = _Overlap()
@@ -161,6 +165,7 @@ def test_a_sync_call_with_an_async_hook_takes_its_turn_too() -> None:
     assert probe.overlaps == []
 
 
+@pytest.mark.slow
 def test_two_guards_with_the_same_session_id_do_not_share_a_turn() -> None:
     probe = _Overlap()
     b = _guard(probe.async_hook)
@@ -215,6 +220,7 @@ def test_a_sync_emit_on_the_loop_thread_does_not_deadlock_a_task_holding_the_tur
     assert result == [True], "emit_sync on the loop thread deadlocked"
 
 
+@pytest.mark.slow
 def test_a_timed_out_hooks_thread_waits_for_a_later_turn() -> None:
     """Its copy of the context names an old turn: no way in past the current holder."""
     probe = _Overlap()
@@ -248,6 +254,7 @@ def test_a_timed_out_hooks_thread_waits_for_a_later_turn() -> None:
     assert probe.overlaps == []
 
 
+@pytest.mark.slow
 def test_a_sync_emit_on_a_loop_thread_waits_for_another_threads_turn() -> None:
     probe = _Overlap()
     session = _guard(probe.sync_hook).session("s1")
@@ -330,6 +337,7 @@ def test_threads_starting_one_session_share_it() -> None:
     assert split == []
 
 
+@pytest.mark.slow
 def test_a_call_waiting_for_its_approver_does_not_hold_up_its_siblings() -> None:
     async def approver(req: Any) -> str:
         await asyncio.sleep(1.0)
@@ -370,10 +378,8 @@ def test_a_hook_calling_exit_is_a_failed_hook_not_the_end_of_the_host() -> None:
 
 
 def _stop_guard(ledger_path: Path) -> Guard:
-    agent = AgentDefinition(
-        hooks={"AgentStop": [HookMatcher(hooks=[lambda e, c: HookResult.block("keep going")])]}
-    )
-    return Guard(agent, ledger=Ledger(ledger_path))
+    keep_going = HookMatcher(hooks=[lambda e, c: HookResult.block("keep going")])
+    return build_guard({"AgentStop": [keep_going]}, ledger=Ledger(ledger_path))
 
 
 def test_the_stop_cap_holds_across_processes_through_the_ledger(tmp_path: Path) -> None:

@@ -36,6 +36,7 @@ from guardrails import (
 )
 from guardrails.ledger.migrations import SQL_DIR, Migration, migrations, schema_sql
 from guardrails.testing import SpyTool
+from tests._guards import build_guard
 from tests._paths import REPO
 
 ROOT = REPO
@@ -56,16 +57,6 @@ def named(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 def answer(name: str, result: Any = None) -> Callable[..., Any]:
     """A hook called ``name`` that always answers ``result``."""
     return named(name, lambda event, ctx: result)
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> str:
-    return str(tmp_path / "ledger.db")
-
-
-@pytest.fixture(autouse=True)
-def _no_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("HOOKRAILS_LEDGER", raising=False)
 
 
 @pytest.fixture
@@ -219,16 +210,16 @@ def test_a_version_1_file_upgrades_to_the_latest_with_its_data(tmp_path: Path) -
     assert {"tool_calls_pending", "hook_runs_by_event", "events_by_kind"} <= indexes
 
 
-def test_a_new_file_gets_every_migration_recorded(db: str) -> None:
-    with Ledger(db):
+def test_a_new_file_gets_every_migration_recorded(ledger_path: str) -> None:
+    with Ledger(ledger_path):
         pass
-    applied = rows(db, "SELECT number FROM _hookrails_migrations ORDER BY number")
+    applied = rows(ledger_path, "SELECT number FROM _hookrails_migrations ORDER BY number")
     assert [r["number"] for r in applied] == list(range(1, LATEST + 1))
-    assert value(db, "PRAGMA user_version") == LATEST
+    assert value(ledger_path, "PRAGMA user_version") == LATEST
 
 
 def test_each_migration_runs_in_its_own_transaction(
-    db: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    ledger_path: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A failing migration rolls back alone: the ones before it stay applied."""
     broken = Migration(
@@ -236,15 +227,15 @@ def test_each_migration_runs_in_its_own_transaction(
     )
     monkeypatch.setattr("guardrails.ledger.migrations.migrations", lambda: [*migrations(), broken])
     monkeypatch.setattr("guardrails.ledger.migrations.latest_version", lambda: LATEST + 1)
-    ledger = Ledger(db)
+    ledger = Ledger(ledger_path)
     try:
         assert ledger.degraded is not None and "no_such_table" in ledger.degraded
     finally:
         ledger.close()
-    assert value(db, "PRAGMA user_version") == LATEST
-    applied = rows(db, "SELECT number FROM _hookrails_migrations ORDER BY number")
+    assert value(ledger_path, "PRAGMA user_version") == LATEST
+    applied = rows(ledger_path, "SELECT number FROM _hookrails_migrations ORDER BY number")
     assert [r["number"] for r in applied] == list(range(1, LATEST + 1))
-    assert value(db, "SELECT count(*) FROM sqlite_master WHERE name = 'half_done'") == 0
+    assert value(ledger_path, "SELECT count(*) FROM sqlite_master WHERE name = 'half_done'") == 0
 
 
 def test_checked_in_schema_sql_matches_the_migrations() -> None:
@@ -254,30 +245,30 @@ def test_checked_in_schema_sql_matches_the_migrations() -> None:
     )
 
 
-def test_a_newer_schema_raises_a_clear_error(db: str) -> None:
-    conn = sqlite3.connect(db)
+def test_a_newer_schema_raises_a_clear_error(ledger_path: str) -> None:
+    conn = sqlite3.connect(ledger_path)
     conn.execute(f"PRAGMA user_version = {LATEST + 1}")
     conn.close()
     with pytest.raises(LedgerError) as info:
-        Ledger(db)
+        Ledger(ledger_path)
     assert info.value.kind == "newer_schema"
-    assert info.value.path == db
+    assert info.value.path == ledger_path
     message = str(info.value)
     assert f"schema version {LATEST + 1}" in message
     assert "upgrade hookrails" in message
     with pytest.raises(LedgerError):  # a Guard refuses it too, rather than writing into it
-        Guard(AgentDefinition(), ledger=db)
-    assert value(db, "PRAGMA user_version") == LATEST + 1  # untouched
+        Guard(AgentDefinition(), ledger=ledger_path)
+    assert value(ledger_path, "PRAGMA user_version") == LATEST + 1  # untouched
 
 
-def test_an_already_migrated_file_is_opened_without_sqlite_utils(db: str) -> None:
+def test_an_already_migrated_file_is_opened_without_sqlite_utils(ledger_path: str) -> None:
     """The hot path (a hook process per event) stays on stdlib sqlite3."""
-    with Ledger(db):
+    with Ledger(ledger_path):
         pass
     code = (
         "import sys\n"
         "from guardrails import AgentDefinition, Guard, Ledger\n"
-        f"guard = Guard(AgentDefinition(), ledger=Ledger({db!r}))\n"
+        f"guard = Guard(AgentDefinition(), ledger=Ledger({ledger_path!r}))\n"
         "run = guard.sync.run_tool('echo', {'text': 'hi'}, lambda text: text)\n"
         "assert run.ok and guard.ledger.degraded is None, guard.ledger.degraded\n"
         "print('sqlite_utils' in sys.modules)\n"
@@ -286,7 +277,7 @@ def test_an_already_migrated_file_is_opened_without_sqlite_utils(db: str) -> Non
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert out.stdout.strip() == "False"
-    assert value(db, "SELECT count(*) FROM tool_calls WHERE status = 'ok'") == 1
+    assert value(ledger_path, "SELECT count(*) FROM tool_calls WHERE status = 'ok'") == 1
 
 
 # --- pragmas -----------------------------------------------------------------------------
@@ -298,21 +289,21 @@ def _pragma(ledger: Ledger, name: str) -> Any:
     return conn.execute(f"PRAGMA {name}").fetchone()[0]
 
 
-def test_wal_normal_sync_and_busy_timeout_by_default(db: str) -> None:
-    with Ledger(db) as ledger:
+def test_wal_normal_sync_and_busy_timeout_by_default(ledger_path: str) -> None:
+    with Ledger(ledger_path) as ledger:
         assert _pragma(ledger, "journal_mode") == "wal"
         assert _pragma(ledger, "synchronous") == 1  # NORMAL
         assert _pragma(ledger, "busy_timeout") == 5000
-    assert value(db, "PRAGMA journal_mode") == "wal"  # a property of the file
+    assert value(ledger_path, "PRAGMA journal_mode") == "wal"  # a property of the file
 
 
-def test_durable_means_synchronous_full(db: str) -> None:
-    with Ledger(db, durable=True) as ledger:
+def test_durable_means_synchronous_full(ledger_path: str) -> None:
+    with Ledger(ledger_path, durable=True) as ledger:
         assert _pragma(ledger, "synchronous") == 2  # FULL
 
 
-def test_busy_timeout_is_configurable(db: str) -> None:
-    with Ledger(db, busy_timeout=0.25) as ledger:
+def test_busy_timeout_is_configurable(ledger_path: str) -> None:
+    with Ledger(ledger_path, busy_timeout=0.25) as ledger:
         assert _pragma(ledger, "busy_timeout") == 250
 
 
@@ -324,20 +315,15 @@ def _deny_hook(event: Any, ctx: Any) -> HookResult:
 
 
 def _tool_guard(ledger: Ledger) -> Guard:
-    return Guard(
-        AgentDefinition(
-            name="recorder",
-            hooks={
-                "PreToolUse": [
-                    HookMatcher(matcher="*", hooks=[answer("watch")]),
-                    HookMatcher(matcher="deploy", hooks=[named("friday", _deny_hook)]),
-                ],
-                "PostToolUse": [HookMatcher(hooks=[answer("after")])],
-                "PostToolUseFailure": [HookMatcher(hooks=[answer("after_failure")])],
-            },
-        ),
-        ledger=ledger,
-    )
+    hooks = {
+        "PreToolUse": [
+            HookMatcher(matcher="*", hooks=[answer("watch")]),
+            HookMatcher(matcher="deploy", hooks=[named("friday", _deny_hook)]),
+        ],
+        "PostToolUse": [answer("after")],
+        "PostToolUseFailure": [answer("after_failure")],
+    }
+    return build_guard(hooks, name="recorder", ledger=ledger)
 
 
 def _run(guard: Guard, mode: str, session: str, tool: str, args: dict[str, Any], fn: Any) -> Any:
@@ -348,8 +334,8 @@ def _run(guard: Guard, mode: str, session: str, tool: str, args: dict[str, Any],
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
-def test_ok_error_and_denied_calls_are_finished_rows(db: str, mode: str) -> None:
-    with Ledger(db) as ledger:
+def test_ok_error_and_denied_calls_are_finished_rows(ledger_path: str, mode: str) -> None:
+    with Ledger(ledger_path) as ledger:
         guard = _tool_guard(ledger)
         ok = _run(guard, mode, "s1", "echo", {"text": "hi"}, lambda text: {"said": text})
         failing = SpyTool(error=ValueError("the disk said no"))
@@ -358,7 +344,7 @@ def test_ok_error_and_denied_calls_are_finished_rows(db: str, mode: str) -> None
         denied = _run(guard, mode, "s1", "deploy", {"env": "prod"}, never)
     assert (ok.status, err.status, denied.status) == ("ok", "error", "denied")
     assert never.calls == []  # the denied tool never ran
-    calls = {r["tool_name"]: r for r in rows(db, "SELECT * FROM tool_calls ORDER BY id")}
+    calls = {r["tool_name"]: r for r in rows(ledger_path, "SELECT * FROM tool_calls ORDER BY id")}
     assert set(calls) == {"echo", "write", "deploy"}
 
     echo = calls["echo"]
@@ -382,42 +368,47 @@ def test_ok_error_and_denied_calls_are_finished_rows(db: str, mode: str) -> None
     assert {r["agent_name"] for r in calls.values()} == {"recorder"}
 
 
-def test_a_pending_row_exists_before_the_tool_runs(db: str) -> None:
+def test_a_pending_row_exists_before_the_tool_runs(ledger_path: str) -> None:
     seen: list[dict[str, Any]] = []
 
     def tool(text: str) -> str:
-        seen.extend(rows(db, "SELECT * FROM tool_calls WHERE tool_call_id = 'toolu_early'"))
+        seen.extend(
+            rows(ledger_path, "SELECT * FROM tool_calls WHERE tool_call_id = 'toolu_early'")
+        )
         return text
 
-    with Ledger(db) as ledger:
+    with Ledger(ledger_path) as ledger:
         guard = _tool_guard(ledger)
         guard.sync.run_tool("echo", {"text": "hi"}, tool, tool_use_id="toolu_early")
     assert len(seen) == 1, "no row was committed before the tool ran"
     assert seen[0]["status"] == "pending"
     assert seen[0]["pid"] == os.getpid()  # the process running the tool
     assert seen[0]["finished_at"] is None and seen[0]["tool_call_result"] is None
-    assert value(db, "SELECT status FROM tool_calls WHERE tool_call_id = 'toolu_early'") == "ok"
+    assert (
+        value(ledger_path, "SELECT status FROM tool_calls WHERE tool_call_id = 'toolu_early'")
+        == "ok"
+    )
 
 
-def test_post_tool_use_rewrites_are_what_is_stored(db: str) -> None:
+def test_post_tool_use_rewrites_are_what_is_stored(ledger_path: str) -> None:
     def scrub(event: Any, ctx: Any) -> HookResult:
         return HookResult.modify(output=event.tool_response.replace("internal", "[scrubbed]"))
 
     definition = AgentDefinition(
         hooks={"PostToolUse": [HookMatcher(hooks=[named("scrub", scrub)])]}
     )
-    with Ledger(db) as ledger:
+    with Ledger(ledger_path) as ledger:
         run = Guard(definition, ledger=ledger).sync.run_tool(
             "read", {"path": "notes"}, lambda path: "the internal hostname"
         )
     assert run.output == "the [scrubbed] hostname"
-    stored = value(db, "SELECT tool_call_result FROM tool_calls")
+    stored = value(ledger_path, "SELECT tool_call_result FROM tool_calls")
     assert json.loads(stored) == "the [scrubbed] hostname"
     assert "internal" not in stored
-    assert value(db, "SELECT outcome FROM hook_runs WHERE hook = 'scrub'") == "modify"
+    assert value(ledger_path, "SELECT outcome FROM hook_runs WHERE hook = 'scrub'") == "modify"
 
 
-def test_pre_tool_use_rewrites_are_stored_as_final_arguments(db: str) -> None:
+def test_pre_tool_use_rewrites_are_stored_as_final_arguments(ledger_path: str) -> None:
     def add_flag(event: Any, ctx: Any) -> HookResult:
         return HookResult.modify(input={"command": event.tool_input["command"] + " -i"})
 
@@ -425,29 +416,29 @@ def test_pre_tool_use_rewrites_are_stored_as_final_arguments(db: str) -> None:
         hooks={"PreToolUse": [HookMatcher(hooks=[named("add_flag", add_flag)])]}
     )
     tool = SpyTool()
-    with Ledger(db) as ledger:
+    with Ledger(ledger_path) as ledger:
         Guard(definition, ledger=ledger).sync.run_tool("rm", {"command": "rm x"}, tool)
     assert tool.calls == [{"command": "rm x -i"}]
-    final = value(db, "SELECT final_arguments FROM tool_calls")
+    final = value(ledger_path, "SELECT final_arguments FROM tool_calls")
     assert json.loads(final) == {"command": "rm x -i"}
 
 
-def test_model_arguments_survive_a_pre_tool_use_rewrite(db: str) -> None:
+def test_model_arguments_survive_a_pre_tool_use_rewrite(ledger_path: str) -> None:
     def add_flag(event: Any, ctx: Any) -> HookResult:
         return HookResult.modify(input={"command": event.tool_input["command"] + " -i"})
 
     definition = AgentDefinition(
         hooks={"PreToolUse": [HookMatcher(hooks=[named("add_flag", add_flag)])]}
     )
-    with Ledger(db) as ledger:
+    with Ledger(ledger_path) as ledger:
         Guard(definition, ledger=ledger).sync.run_tool("rm", {"command": "rm x"}, SpyTool())
-    assert json.loads(value(db, "SELECT tool_call_arguments FROM tool_calls")) == {
+    assert json.loads(value(ledger_path, "SELECT tool_call_arguments FROM tool_calls")) == {
         "command": "rm x"
     }
 
 
-def test_subagent_calls_carry_agent_id_and_type(db: str) -> None:
-    with Ledger(db) as ledger:
+def test_subagent_calls_carry_agent_id_and_type(ledger_path: str) -> None:
+    with Ledger(ledger_path) as ledger:
         guard = _tool_guard(ledger)
         s = guard.session("s1")
         s.sync.subagent_start("agent-7", "researcher")
@@ -456,12 +447,12 @@ def test_subagent_calls_carry_agent_id_and_type(db: str) -> None:
         )
         s.sync.run_tool("echo", {"text": "main"}, lambda text: text)
         s.sync.subagent_stop("agent-7", "researcher", stop_hook_active=False)
-    calls = rows(db, "SELECT agent_id, agent_type FROM tool_calls ORDER BY id")
+    calls = rows(ledger_path, "SELECT agent_id, agent_type FROM tool_calls ORDER BY id")
     assert calls == [
         {"agent_id": "agent-7", "agent_type": "researcher"},
         {"agent_id": None, "agent_type": None},
     ]
-    events = rows(db, "SELECT event, agent_id, agent_type FROM events ORDER BY id")
+    events = rows(ledger_path, "SELECT event, agent_id, agent_type FROM events ORDER BY id")
     assert events == [
         {"event": "SubagentStart", "agent_id": "agent-7", "agent_type": "researcher"},
         {"event": "SubagentStop", "agent_id": "agent-7", "agent_type": "researcher"},
@@ -471,7 +462,9 @@ def test_subagent_calls_carry_agent_id_and_type(db: str) -> None:
 # --- a real Guard: events and hook runs ---------------------------------------------------
 
 
-def test_prompts_stops_and_session_events_are_recorded_with_their_decision(db: str) -> None:
+def test_prompts_stops_and_session_events_are_recorded_with_their_decision(
+    ledger_path: str,
+) -> None:
     def no_secrets_talk(event: Any, ctx: Any) -> HookResult | None:
         return HookResult.block("no talk of launch codes") if "launch" in event.prompt else None
 
@@ -492,7 +485,7 @@ def test_prompts_stops_and_session_events_are_recorded_with_their_decision(db: s
             "SessionEnd": [HookMatcher(hooks=[answer("bye")])],
         },
     )
-    with Ledger(db) as ledger:
+    with Ledger(ledger_path) as ledger:
         s = Guard(definition, ledger=ledger).session("chat-1")
         s.sync.session_start("startup")
         s.sync.user_prompt_submit("summarise the README")
@@ -503,7 +496,7 @@ def test_prompts_stops_and_session_events_are_recorded_with_their_decision(db: s
         s.sync.agent_stop("done now")
         s.sync.user_prompt_submit("please halt")
         s.sync.session_end("logout")
-    events = rows(db, "SELECT event, decision, reason, payload FROM events ORDER BY id")
+    events = rows(ledger_path, "SELECT event, decision, reason, payload FROM events ORDER BY id")
     assert [(e["event"], e["decision"], e["reason"]) for e in events] == [
         ("SessionStart", "allow", None),
         ("UserPromptSubmit", "allow", None),
@@ -514,22 +507,22 @@ def test_prompts_stops_and_session_events_are_recorded_with_their_decision(db: s
         ("SessionEnd", "allow", None),
     ]
     assert json.loads(events[1]["payload"])["prompt"] == "summarise the README"
-    session = rows(db, "SELECT * FROM sessions")
+    session = rows(ledger_path, "SELECT * FROM sessions")
     assert len(session) == 1
     assert session[0]["session_id"] == "chat-1" and session[0]["agent_name"] == "chatty"
     assert session[0]["end_reason"] == "logout" and session[0]["ended_at"] is not None
     # hook runs of events point at their event row
     linked = rows(
-        db,
+        ledger_path,
         "SELECT e.event, h.hook, h.outcome FROM hook_runs h JOIN events e ON e.id = h.event_id "
         "ORDER BY h.id",
     )
     assert ("SessionStart", "hello", "noop") in [tuple(r.values()) for r in linked]
     assert ("UserPromptSubmit", "topic", "block") in [tuple(r.values()) for r in linked]
-    assert value(db, "SELECT count(*) FROM hook_runs WHERE event_id IS NULL") == 0
+    assert value(ledger_path, "SELECT count(*) FROM hook_runs WHERE event_id IS NULL") == 0
 
 
-def test_every_hook_run_lands_in_hook_runs_with_outcome_and_error(db: str) -> None:
+def test_every_hook_run_lands_in_hook_runs_with_outcome_and_error(ledger_path: str) -> None:
     def boom(event: Any, ctx: Any) -> None:
         raise RuntimeError("hook exploded")
 
@@ -554,13 +547,13 @@ def test_every_hook_run_lands_in_hook_runs_with_outcome_and_error(db: str) -> No
         }
     )
     tool = SpyTool()
-    with Ledger(db) as ledger:
+    with Ledger(ledger_path) as ledger:
         run = Guard(definition, ledger=ledger).sync.run_tool(
             "echo", {"text": "hi"}, tool, tool_use_id="toolu_hooks"
         )
     assert run.denied and tool.calls == []
     runs = rows(
-        db,
+        ledger_path,
         "SELECT hook, outcome, error, injected_chars, tool_call_id, event FROM hook_runs "
         "ORDER BY id",
     )
@@ -581,25 +574,25 @@ def test_every_hook_run_lands_in_hook_runs_with_outcome_and_error(db: str) -> No
     assert {r["event"] for r in runs} == {"PreToolUse"}
 
 
-def test_a_failing_hook_that_blocks_is_recorded_as_the_reason(db: str) -> None:
+def test_a_failing_hook_that_blocks_is_recorded_as_the_reason(ledger_path: str) -> None:
     def boom(event: Any, ctx: Any) -> None:
         raise RuntimeError("policy service down")
 
     definition = AgentDefinition(hooks={"PreToolUse": [HookMatcher(hooks=[named("boom", boom)])]})
     tool = SpyTool()
-    with Ledger(db) as ledger:
+    with Ledger(ledger_path) as ledger:
         Guard(definition, ledger=ledger).sync.run_tool("echo", {"text": "hi"}, tool)
     assert tool.calls == []  # on_failure=block on PreToolUse: fail closed
-    call = rows(db, "SELECT status, decision, reason FROM tool_calls")[0]
+    call = rows(ledger_path, "SELECT status, decision, reason FROM tool_calls")[0]
     assert call["status"] == "denied" and call["decision"] == "deny"
     assert "policy service down" in call["reason"]
-    assert value(db, "SELECT outcome FROM hook_runs WHERE hook = 'boom'") == "error"
+    assert value(ledger_path, "SELECT outcome FROM hook_runs WHERE hook = 'boom'") == "error"
 
 
 # --- the host flow: Claude Code command hooks, one process per event -----------------------
 
 
-def test_host_flow_pre_and_post_from_two_guards_finish_one_row(db: str) -> None:
+def test_host_flow_pre_and_post_from_two_guards_finish_one_row(ledger_path: str) -> None:
     definition = AgentDefinition(
         name="claude",
         hooks={
@@ -609,37 +602,37 @@ def test_host_flow_pre_and_post_from_two_guards_finish_one_row(db: str) -> None:
     )
     common = {"session_id": "cc-1", "cwd": "/project", "tool_use_id": "toolu_host"}
     args = {"command": "ls"}
-    with Ledger(db) as first:  # the PreToolUse hook process
+    with Ledger(ledger_path) as first:  # the PreToolUse hook process
         decision = Guard(definition, ledger=first).emit_sync(
             PreToolUse(tool_name="Bash", tool_input=args, **common)
         )
     assert decision.allowed
-    pending = rows(db, "SELECT status, pid FROM tool_calls")
+    pending = rows(ledger_path, "SELECT status, pid FROM tool_calls")
     assert pending == [{"status": "pending", "pid": None}]  # nobody here runs the tool
-    with Ledger(db) as second:  # the PostToolUse hook process
+    with Ledger(ledger_path) as second:  # the PostToolUse hook process
         Guard(definition, ledger=second).emit_sync(
             PostToolUse(tool_name="Bash", tool_input=args, tool_response="a b c", **common)
         )
-    calls = rows(db, "SELECT * FROM tool_calls")
+    calls = rows(ledger_path, "SELECT * FROM tool_calls")
     assert len(calls) == 1
     call = calls[0]
     assert (call["status"], call["decision"], call["tool_call_id"]) == ("ok", "allow", "toolu_host")
     assert json.loads(call["tool_call_result"]) == "a b c"
     assert call["duration_ms"] is not None and call["duration_ms"] >= 0
-    runs = rows(db, "SELECT hook, event, tool_call_id FROM hook_runs ORDER BY id")
+    runs = rows(ledger_path, "SELECT hook, event, tool_call_id FROM hook_runs ORDER BY id")
     assert runs == [
         {"hook": "pre_hook", "event": "PreToolUse", "tool_call_id": "toolu_host"},
         {"hook": "post_hook", "event": "PostToolUse", "tool_call_id": "toolu_host"},
     ]
 
 
-def test_host_flow_failure_finishes_the_row_as_error(db: str) -> None:
+def test_host_flow_failure_finishes_the_row_as_error(ledger_path: str) -> None:
     common = {"session_id": "cc-2", "cwd": "/project", "tool_use_id": "toolu_fail"}
-    with Ledger(db) as first:
+    with Ledger(ledger_path) as first:
         Guard(AgentDefinition(), ledger=first).emit_sync(
             PreToolUse(tool_name="Bash", tool_input={"command": "false"}, **common)
         )
-    with Ledger(db) as second:
+    with Ledger(ledger_path) as second:
         Guard(AgentDefinition(), ledger=second).emit_sync(
             PostToolUseFailure(
                 tool_name="Bash",
@@ -648,23 +641,23 @@ def test_host_flow_failure_finishes_the_row_as_error(db: str) -> None:
                 **common,
             )
         )
-    call = rows(db, "SELECT status, error_type, error_message FROM tool_calls")
+    call = rows(ledger_path, "SELECT status, error_type, error_message FROM tool_calls")
     assert call == [
         {"status": "error", "error_type": None, "error_message": "Exit code 1: command failed"}
     ]
 
 
-def test_a_replayed_pre_tool_use_never_reopens_a_finished_call(db: str) -> None:
+def test_a_replayed_pre_tool_use_never_reopens_a_finished_call(ledger_path: str) -> None:
     """Spooled records are imported late: a PreToolUse may arrive after its PostToolUse."""
     common = {"session_id": "cc-3", "cwd": "/project", "tool_use_id": "toolu_late"}
-    with Ledger(db) as ledger:
+    with Ledger(ledger_path) as ledger:
         guard = Guard(AgentDefinition(), ledger=ledger)
         guard.emit_sync(PreToolUse(tool_name="Bash", tool_input={"command": "ls"}, **common))
         guard.emit_sync(
             PostToolUse(tool_name="Bash", tool_input={"command": "ls"}, tool_response="x", **common)
         )
         guard.emit_sync(PreToolUse(tool_name="Bash", tool_input={"command": "ls"}, **common))
-    assert rows(db, "SELECT status, tool_call_result FROM tool_calls") == [
+    assert rows(ledger_path, "SELECT status, tool_call_result FROM tool_calls") == [
         {"status": "ok", "tool_call_result": '"x"'}
     ]
 
@@ -688,8 +681,8 @@ def deploy_rule() -> ModuleType:
 
 
 @pytest.fixture
-def release(db: str, deploy_rule: ModuleType) -> Iterator[Guard]:
-    ledger = Ledger(db)
+def release(ledger_path: str, deploy_rule: ModuleType) -> Iterator[Guard]:
+    ledger = Ledger(ledger_path)
     yield Guard(deploy_rule.agent, ledger=ledger)
     ledger.close()
 
@@ -743,7 +736,7 @@ def test_deploy_rule_example_runs_and_prints_the_decisions(
     assert lines[0].startswith("release-1") and lines[-1].startswith("release-2")
 
 
-def test_hooks_read_through_a_read_only_connection(db: str) -> None:
+def test_hooks_read_through_a_read_only_connection(ledger_path: str) -> None:
     seen: list[Any] = []
 
     def try_to_write(event: Any, ctx: Any) -> None:
@@ -756,15 +749,15 @@ def test_hooks_read_through_a_read_only_connection(db: str) -> None:
     definition = AgentDefinition(
         hooks={"PreToolUse": [HookMatcher(hooks=[named("writer", try_to_write)])]}
     )
-    with Ledger(db) as ledger:
+    with Ledger(ledger_path) as ledger:
         guard = Guard(definition, ledger=ledger)
         guard.sync.run_tool("echo", {"text": "1"}, lambda text: text)
         guard.sync.run_tool("echo", {"text": "2"}, lambda text: text)
     assert seen == ["query", 0, "query", 1]  # it sees earlier calls, never the one deciding
-    assert value(db, "SELECT count(*) FROM tool_calls") == 2
+    assert value(ledger_path, "SELECT count(*) FROM tool_calls") == 2
 
 
-def test_hooks_read_the_ledger_from_worker_threads_in_the_async_core(db: str) -> None:
+def test_hooks_read_the_ledger_from_worker_threads_in_the_async_core(ledger_path: str) -> None:
     """The async core runs sync hooks in threads; ctx.ledger must work there and after."""
     import asyncio
 
@@ -774,7 +767,7 @@ def test_hooks_read_the_ledger_from_worker_threads_in_the_async_core(db: str) ->
         seen.append(ctx.ledger.succeeded("run_tests", ctx.session_id))
 
     definition = AgentDefinition(hooks={"PreToolUse": [HookMatcher(hooks=[named("check", check)])]})
-    with Ledger(db) as ledger:
+    with Ledger(ledger_path) as ledger:
         guard = Guard(definition, ledger=ledger)
         s = guard.session("s1")
         asyncio.run(s.run_tool("run_tests", {}, lambda: "ok"))

@@ -51,7 +51,7 @@ def store(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def make(store: str, tmp_path: Path) -> Iterator[Make]:
+def make(store: str, ledger_path: str) -> Iterator[Make]:
     """Guards over one clock and (for ``ledger``) one ledger file."""
     clock = FakeClock()
     ledgers: list[Ledger] = []
@@ -59,7 +59,7 @@ def make(store: str, tmp_path: Path) -> Iterator[Make]:
     def build(defn: AgentDefinition | None = None, **kwargs: Any) -> Guard:
         ledger: Ledger | bool = False
         if store == "ledger":
-            ledger = Ledger(tmp_path / "ledger.db")
+            ledger = Ledger(ledger_path)
             ledgers.append(ledger)
         return Guard(defn or definition(), ledger=ledger, clock=clock, **kwargs)
 
@@ -614,6 +614,7 @@ guard.sync.run_tool("charge", {"amount": 1}, lambda amount: os._exit(3), session
 """
 
 
+@pytest.mark.slow
 def test_claim_of_a_process_that_died_mid_call_is_taken_over(tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -849,6 +850,7 @@ def race(tmp_path: Path, same_key: bool) -> tuple[list[str], Counter[str]]:
     return lines, total
 
 
+@pytest.mark.slow
 def test_processes_racing_on_one_key_run_it_exactly_once(tmp_path: Path) -> None:
     lines, outcomes = race(tmp_path, same_key=True)
     assert lines == ["the-one-line"]
@@ -856,6 +858,7 @@ def test_processes_racing_on_one_key_run_it_exactly_once(tmp_path: Path) -> None
     assert outcomes["replayed"] + outcomes["denied:in_progress"] == RACE_PROCESSES * RACE_CALLS - 1
 
 
+@pytest.mark.slow
 def test_processes_with_distinct_keys_each_run_once(tmp_path: Path) -> None:
     lines, outcomes = race(tmp_path, same_key=False)
     assert len(lines) == RACE_PROCESSES * RACE_CALLS == len(set(lines))

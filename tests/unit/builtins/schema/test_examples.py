@@ -426,6 +426,7 @@ def with_refs(draw: st.DrawFn) -> dict[str, Any]:
 SCHEMA_STRATEGY = st.one_of(TREES, with_refs())
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(SCHEMA_STRATEGY)
 def test_generated_schemas_yield_valid_examples(schema: dict[str, Any]) -> None:

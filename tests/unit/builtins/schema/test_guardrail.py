@@ -24,14 +24,14 @@ from guardrails.builtins.schema.sources import builtin_schema
 from guardrails.builtins.schema.violations import json_path
 from guardrails.errors import DefinitionError
 from guardrails.testing import SpyTool
+from tests._guards import build_guard
 from tests.unit.builtins.schema.test_examples import SCHEMA_STRATEGY
 
 SECRET = "sk-live-51HxQ2eZvKYlo2C0123456789abcdef"
 
 
 def guard(tools: dict[str, Any] | None = None, hook: Any = None, **kw: Any) -> Guard:
-    matcher = HookMatcher(hooks=[hook or SchemaGuardrail()])
-    return Guard(AgentDefinition(tools=tools or {}, hooks={"PreToolUse": [matcher]}, **kw))
+    return build_guard([hook or SchemaGuardrail()], tools=tools or {}, **kw)
 
 
 def example_in(message: str) -> Any:
@@ -630,6 +630,7 @@ def mutate(value: Any, data: st.DataObject) -> Any:
     return data.draw(JSON_VALUES)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(SCHEMA_STRATEGY, JSON_VALUES, st.data())
 def test_fast_path_agrees_with_jsonschema(schema: Any, value: Any, data: st.DataObject) -> None:

@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 
-from guardrails import AgentDefinition, Guard, HookMatcher, Ledger
+from guardrails import AgentDefinition, Guard, Ledger
 from guardrails.builtins import BashSideEffects, bash_side_effects
 from guardrails.builtins.shell.classify import KINDS, classify
 from guardrails.definition.model import ToolSpec
 from guardrails.testing import SpyTool, make_event
+from tests._guards import build_guard
 
 RO = frozenset({"read_only"})
 
@@ -508,11 +509,7 @@ def test_as_dict_caps_the_command_list() -> None:
 
 
 def guard(ledger: Ledger | bool = False, **tools: ToolSpec) -> Guard:
-    definition = AgentDefinition(
-        tools=dict(tools),
-        hooks={"PreToolUse": [HookMatcher(hooks=[bash_side_effects])]},
-    )
-    return Guard(definition, ledger=ledger)
+    return build_guard([bash_side_effects], tools=dict(tools), ledger=ledger)
 
 
 def test_the_hook_attaches_the_intent_as_annotations() -> None:

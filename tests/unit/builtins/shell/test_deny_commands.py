@@ -12,18 +12,16 @@ from typing import Any
 
 import pytest
 
-from guardrails import AgentDefinition, DefinitionError, Guard, HookMatcher
+from guardrails import AgentDefinition, DefinitionError, Guard
 from guardrails.builtins import DenyCommands, deny_commands
 from guardrails.builtins.shell.deny import DEFAULT_DENY_RULES, normalize_argv
 from guardrails.definition.model import ToolSpec
 from guardrails.testing import SpyTool, make_event
+from tests._guards import build_guard
 
 
 def guard(hook: Any = deny_commands, **tools: ToolSpec) -> Guard:
-    definition = AgentDefinition(
-        tools=dict(tools), hooks={"PreToolUse": [HookMatcher(hooks=[hook])]}
-    )
-    return Guard(definition, ledger=False)
+    return build_guard([hook], tools=dict(tools), ledger=False)
 
 
 def decide(command: str, hook: Any = deny_commands) -> Any:
