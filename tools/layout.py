@@ -8,6 +8,7 @@ cycle between folders, SQL only in ``guardrails/ledger``).
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -21,6 +22,7 @@ CORE = "(core)"
 ROOT_GROUP = "(root)"
 
 
+@functools.cache
 def modules() -> dict[str, Path]:
     """Dotted module name -> file, for every module of the package."""
     found = {}

@@ -37,7 +37,8 @@ import pytest
 
 from tests._paths import FIXTURES_DIR, REPO
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
+#: every block runs hookrails and Python processes: the full suite runs them, the fast tier not
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(300)]
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 RUN = {"python", "sh", "bash", "console", "shell"}
