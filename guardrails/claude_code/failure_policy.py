@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..definition.model import AgentDefinition
-    from ..dispatch.guard import Guard, Session
+    from ..dispatch.guard import Guard
+    from ..dispatch.session import Session
     from ..events import Event
     from ..ledger.sqlite import Ledger
     from ..results import Decision
@@ -241,7 +242,7 @@ def undecided_session(guard: Guard, event: Event) -> Session:
     Guard would: a session id, the cwd and, on a tool event, a ``tool_use_id``."""
     import os
 
-    from ..dispatch.guard import Session
+    from ..dispatch.session import Session
     from ..events import TOOL_EVENTS
 
     if event.event_name in TOOL_EVENTS and not getattr(event, "tool_use_id", None):

@@ -112,7 +112,7 @@ from .transcript import (
 )
 
 if TYPE_CHECKING:
-    from ..dispatch.guard import Session
+    from ..dispatch.session import Session
     from ..results import Decision
 
 __all__ = [

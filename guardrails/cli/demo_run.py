@@ -21,7 +21,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..definition.model import AgentDefinition
-from ..dispatch.guard import Guard, ToolRun
+from ..dispatch.guard import Guard
+from ..dispatch.toolrun import ToolRun
 from ..errors import LedgerError
 from ..ledger.reader import EXAMPLE_QUERY
 from ..ledger.sqlite import Ledger

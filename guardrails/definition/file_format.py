@@ -474,7 +474,7 @@ def definition_from_data(
         model = DefinitionModel.model_validate(data, strict=True)
     except ValidationError as exc:
         raise _pydantic_error(exc, source, lines) from None
-    # `module:function` hooks import from here first (see _hooks._import_module), and
+    # `module:function` hooks import from here first (see hook_refs.import_from_folder), and
     # command hooks run here
     base = str(Path(source).resolve().parent) if source else None
     try:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from ..events import Event
 
-__all__ = ["CommandHook", "Hook", "HttpHook", "claude_hook", "resolve_hook"]
+__all__ = ["CommandHook", "Hook", "HttpHook", "claude_hook", "import_from_folder", "resolve_hook"]
 
 _CO_COROUTINE = 0x0080
 _HTTP_URL = re.compile(r"https?://\S+")
@@ -261,7 +261,7 @@ def _location(origin: str | None, search: Any) -> str | None:
     return os.path.realpath(where) if isinstance(where, str) else None
 
 
-def _import_module(module_name: str, base_dir: str | None) -> Any:
+def import_from_folder(module_name: str, base_dir: str | None) -> Any:
     """Import ``module_name``, preferring a module that sits in ``base_dir``.
 
     A module beside the definition wins over the rest of ``sys.path``, and over a
@@ -305,7 +305,7 @@ def _import_ref(ref: str, base_dir: str | None = None) -> Any:
     if not module_name or not attr:
         raise DefinitionError(f"bad hook reference {ref!r}", expected="'package.module:function'")
     try:
-        obj: Any = _import_module(module_name, base_dir)
+        obj: Any = import_from_folder(module_name, base_dir)
     except Exception as exc:  # a module that fails to import in any way is a bad reference
         raise DefinitionError(
             f"cannot import module {module_name!r} for hook {ref!r}: {_describe(exc)}",

@@ -16,8 +16,7 @@ from ..definition.model import AgentDefinition
 from . import loop
 from .chains import ChainIndex
 from .methods import AsyncEventMethods
-from .session import HookContext, Session
-from .toolrun import ToolRun
+from .session import Session
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
@@ -28,10 +27,11 @@ if TYPE_CHECKING:
     from ..ledger.sqlite import Ledger
     from ..results import Decision
     from .chains import Binding, Chain
+    from .toolrun import ToolRun
 
     F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["Guard", "HookContext", "Session", "ToolRun"]
+__all__ = ["Guard"]
 
 
 class Guard(AsyncEventMethods):

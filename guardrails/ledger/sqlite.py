@@ -50,9 +50,7 @@ if TYPE_CHECKING:
     from .spool import RecoverReport
     from .store import ClaimResult, KeyClaim, Store, StoreReader
 
-#: ``LedgerReader`` is here too for ``from ..ledger.sqlite import Ledger, LedgerReader``
-#: (``guardrails.ledger`` is its public home)
-__all__ = ["DEFAULT_MAX_OUTPUT", "Ledger", "LedgerReader"]
+__all__ = ["DEFAULT_MAX_OUTPUT", "Ledger"]
 
 
 DEFAULT_MAX_OUTPUT = 64 * 1024

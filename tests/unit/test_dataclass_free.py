@@ -18,7 +18,7 @@ import pytest
 from guardrails import events, results
 from guardrails._dataclass_free import DICT, record
 from guardrails.definition.model import AgentDefinition, HookMatcher, ToolSpec
-from guardrails.dispatch.guard import ToolRun
+from guardrails.dispatch.toolrun import ToolRun
 from guardrails.ledger import migrations, spool
 from tests.unit import _dataclass_reference as ref
 

@@ -151,11 +151,11 @@ def _packaged(ref: str) -> Path | None:
 
 
 def _import_model(ref: str, base: str, source: str | None, loc: tuple[str | int, ...]) -> Any:
-    from ...definition.hook_refs import _import_module
+    from ...definition.hook_refs import import_from_folder
 
     module_name, _, attr = ref.partition(":")
     try:
-        obj: Any = _import_module(module_name, base)
+        obj: Any = import_from_folder(module_name, base)
         for part in attr.split("."):
             obj = getattr(obj, part)
     except Exception as exc:  # any failure to import is a bad reference

@@ -14,9 +14,16 @@ from typing import Any
 
 import pytest
 
-from guardrails import AgentDefinition, DefinitionError, Guard, HookMatcher, HookResult, Ledger
+from guardrails import (
+    AgentDefinition,
+    DefinitionError,
+    Guard,
+    HookMatcher,
+    HookResult,
+    Ledger,
+    Session,
+)
 from guardrails.builtins import ToolBudget
-from guardrails.dispatch.guard import Session
 from guardrails.errors import LedgerError
 from guardrails.testing import SpyTool
 from tests._guards import build_guard

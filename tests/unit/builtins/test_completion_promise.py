@@ -8,9 +8,8 @@ from typing import Any
 
 import pytest
 
-from guardrails import AgentDefinition, DefinitionError, Guard, HookMatcher, Ledger
+from guardrails import AgentDefinition, DefinitionError, Guard, HookMatcher, Ledger, Session
 from guardrails.builtins import CompletionPromise
-from guardrails.dispatch.guard import Session
 from tests._guards import build_guard
 
 DONE = "All tests pass. <promise>DONE</promise>"

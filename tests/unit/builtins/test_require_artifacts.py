@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from guardrails import AgentDefinition, Decision, DefinitionError, Guard, Ledger
+from guardrails import AgentDefinition, Decision, DefinitionError, Guard, Ledger, Session
 from guardrails.builtins import RequireArtifacts
-from guardrails.dispatch.guard import Session
 from guardrails.testing import SpyTool
 from tests._guards import build_guard
 

@@ -17,10 +17,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from guardrails import AgentDefinition, Guard, HookMatcher, HookResult
+from guardrails import AgentDefinition, Guard, HookMatcher, HookResult, Session
 from guardrails.claude_code.replay import ReplayReport, replay_transcript
 from guardrails.cli.main import cli
-from guardrails.dispatch.guard import Session
 from guardrails.errors import LedgerError, TranscriptError
 from guardrails.testing import RecordingHook
 from tests._paths import FIXTURES_DIR
