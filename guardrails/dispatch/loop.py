@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..events import Event
-    from .chains import Chain
     from .guard import Guard
     from .session import Session
 
@@ -108,19 +107,18 @@ def _decide_sync(
         _ensure_tool_use_id(event)
         if event.event_name in STOP_EVENTS:
             seed_stop_blocks(guard, event, session)
-    begun = _begin(guard, event, session)
-    if isinstance(begun, Decision):  # halted
-        return recorded(guard, begun, session, owner), False
-    chain, needs_async, m = begun
-    if chain:
-        if needs_async:  # the turn is held: the coroutine's context (a copy of ours) says so
+    m = _begin(guard, event, session)
+    if isinstance(m, Decision):  # halted
+        return recorded(guard, m, session, owner), False
+    if m.chain:
+        if m.needs_async:  # the turn is held: the coroutine's context (a copy of ours) says so
             token = session._enter()
             try:
-                _run_coroutine(_hooks_async(chain, m, session))
+                _run_coroutine(_hooks_async(m, session))
             finally:
                 HELD.reset(token)
         else:
-            _hooks_sync(chain, m, session)
+            _hooks_sync(m, session)
     return _finish(guard, m, session, owner)
 
 
@@ -131,14 +129,13 @@ async def _decide(
         _ensure_tool_use_id(event)
         if event.event_name in STOP_EVENTS and (event.agent_id or "") not in session.stop_blocks:
             await in_thread(seed_stop_blocks, guard, event, session)  # a query: off the loop
-    begun = _begin(guard, event, session)
-    if isinstance(begun, Decision):  # halted
+    m = _begin(guard, event, session)
+    if isinstance(m, Decision):  # halted
         if guard.ledger is None:
-            return recorded(guard, begun, session, owner), False
-        return await in_thread(recorded, guard, begun, session, owner), False
-    chain, _, m = begun
-    if chain:
-        await _hooks_async(chain, m, session)
+            return recorded(guard, m, session, owner), False
+        return await in_thread(recorded, guard, m, session, owner), False
+    if m.chain:
+        await _hooks_async(m, session)
     decision, pending = _finish(guard, m, session, owner, record=guard.ledger is None)
     if pending or guard.ledger is None:
         return decision, pending
@@ -149,8 +146,8 @@ async def _decide(
 # --- the shared steps ------------------------------------------------------------------------
 
 
-def _begin(guard: Guard, event: Event, session: Session) -> Decision | tuple[Chain, bool, Merge]:
-    """A halted session's denial, or the chain to run and the Merge to fold it into."""
+def _begin(guard: Guard, event: Event, session: Session) -> Merge | Decision:
+    """The Merge of ``event``'s chain, or a halted session's denial."""
     if session.halted is not None:
         halted = halted_decision(event, session)
         if halted is not None:
@@ -158,7 +155,7 @@ def _begin(guard: Guard, event: Event, session: Session) -> Decision | tuple[Cha
     chain, needs_async = guard._index.for_event(event, session.tenant)
     if event.event_name in _NEW_TURN:
         session.new_turn()
-    return chain, needs_async, Merge(event, session)
+    return Merge(event, session, guard.definition, chain, needs_async)
 
 
 def _finish(
@@ -174,20 +171,23 @@ def _finish(
     return recorded(guard, decision, session, owner), False
 
 
-def _hooks_sync(chain: Chain, merge: Merge, session: Session) -> None:
-    """Call each hook on this thread: one clock reading per hook."""
+def _hooks_sync(merge: Merge, session: Session) -> None:
+    """Call each hook on this thread: one clock reading per hook, and a no-opinion answer
+    in time recorded inline (the common case; everything else goes to the Merge)."""
     ctxs = session._ctx
     perf = _perf
-    start = t0 = perf()
-    for b, pred in chain:
-        ev = merge.event
+    record = merge.d._raw.append
+    ev = merge.event
+    t0 = perf()
+    deadline = t0 + merge.event_budget
+    for b, pred in merge.chain:
         if pred is not None and not pred(ev.tool_input, ev.cwd):  # type: ignore[attr-defined]
             continue
         if merge.stopped:
             merge.skip(b)
             continue
-        limit = merge.limit(b, t0 - start)
-        if limit is None:
+        if t0 >= deadline:
+            merge.spent(b)
             continue
         try:
             r = b.fn(ev, ctxs[b.index] or session.ctx(b))
@@ -196,16 +196,20 @@ def _hooks_sync(chain: Chain, merge: Merge, session: Session) -> None:
             merge.raised(b, exc, t1 - t0)
         else:
             t1 = perf()
-            merge.returned(b, r, t1 - t0, limit)
+            if r is None and t1 - t0 <= b.timeout:
+                record((b, "noop", t1 - t0, None, 0))
+            else:
+                merge.returned(b, r, t1 - t0, b.timeout)
+                ev = merge.event
         t0 = t1
 
 
-async def _hooks_async(chain: Chain, merge: Merge, session: Session) -> None:
+async def _hooks_async(merge: Merge, session: Session) -> None:
     """Await each hook under its limit; a sync hook runs in a thread (its timeout holds)."""
     import asyncio
 
-    start = _perf()
-    for b, pred in chain:
+    deadline = _perf() + merge.event_budget
+    for b, pred in merge.chain:
         ev = merge.event
         if pred is not None and not pred(ev.tool_input, ev.cwd):  # type: ignore[attr-defined]
             continue
@@ -213,9 +217,10 @@ async def _hooks_async(chain: Chain, merge: Merge, session: Session) -> None:
             merge.skip(b)
             continue
         t0 = _perf()
-        limit = merge.limit(b, t0 - start)
-        if limit is None:
+        if t0 >= deadline:
+            merge.spent(b)
             continue
+        limit = b.timeout
         ctx = session.ctx(b)
         try:
             if b.is_async:

@@ -1,9 +1,10 @@
 """Folding hook outcomes, in order, into one Decision.
 
 Both dispatch drivers (sync and async) report each hook to the same ``Merge``:
-``limit`` before it runs, then ``returned`` or ``raised``. So a late hook, a
-hook that raises and a spent event budget are judged, worded and recorded the
-same way whichever path ran them; docs/design.md §Merging gives the rules.
+``spent`` when the event budget leaves it no start, else ``returned`` or
+``raised``. So a late hook, a hook that raises and a spent event budget are
+judged, worded and recorded the same way whichever path ran them;
+docs/design.md §5 gives the rules.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 
 if TYPE_CHECKING:
     from typing import Any, Final
 
+    from ..definition.model import AgentDefinition
     from ..events import Event
-    from .chains import Binding
+    from .chains import Binding, Chain
     from .session import Session
 
 __all__ = ["Merge"]
@@ -38,30 +40,46 @@ _BLOCK_ENDS_CHAIN: Final = frozenset({"UserPromptSubmit", "AgentStop", "Subagent
 class Merge:
     """One event's decision in the making: each hook's outcome is folded in as it comes."""
 
-    __slots__ = ("budget", "d", "event", "event_budget", "name", "session", "stopped")
+    __slots__ = (
+        "budget",
+        "chain",
+        "d",
+        "event",
+        "event_budget",
+        "name",
+        "needs_async",
+        "session",
+        "stopped",
+    )
 
-    def __init__(self, event: Event, session: Session) -> None:
-        definition = session.guard.definition
+    def __init__(
+        self,
+        event: Event,
+        session: Session,
+        definition: AgentDefinition,
+        chain: Chain,
+        needs_async: bool,
+    ) -> None:
         self.event = event
         self.name = event.event_name
         self.session = session
+        #: the bindings to fold in, in order, and whether one of them is async
+        self.chain = chain
+        self.needs_async = needs_async
         self.d = Decision(event)
         self.stopped = False
         #: characters of context the turn may still take (the definition's injection budget)
         self.budget = definition.injection_budget
-        #: seconds all hooks of this event may take together
+        #: seconds within which the event's hooks must start
         self.event_budget = definition.event_budget
 
     # --- the steps each driver reports ----------------------------------------------
 
-    def limit(self, b: Binding, elapsed: float) -> float | None:
-        """The seconds ``b`` may take (its own timeout), or ``None`` (recorded as a timeout)
-        when the event budget is spent: the budget bounds when hooks start, each hook's
-        timeout how long it runs, so an event's worst case is the budget plus one timeout."""
-        if elapsed >= self.event_budget:
-            self.fail(b, "timeout", f"the event budget of {self.event_budget:g}s is spent", 0.0)
-            return None
-        return b.timeout
+    def spent(self, b: Binding) -> None:
+        """``b`` does not start: the event budget is spent. The budget bounds when hooks
+        start, each hook's timeout how long it runs, so an event's worst case is the budget
+        plus one timeout (what the hosts' deadlines allow for)."""
+        self.fail(b, "timeout", f"the event budget of {self.event_budget:g}s is spent", 0.0)
 
     def returned(self, b: Binding, r: Any, seconds: float, limit: float) -> None:
         """``b`` answered ``r``. An answer after its limit is a timeout, unless it refuses to
