@@ -6,7 +6,7 @@ claude-agent-sdk dispatcher ask the same questions, and answer them here:
 
 * does the event fail closed? :func:`fails_closed`: PreToolUse always (a crash
   never lets a tool run); another event when one of its matchers says
-  ``on_failure: block`` (the default of UserPromptSubmit), by the DESIGN default
+  ``on_failure: block`` (the default of UserPromptSubmit), by the default of docs/design.md §5
   when the definition does not bind it;
 * how long may deciding it take? :func:`deadline` per event, and
   :func:`settings_timeout` for Claude's own ``timeout``, always longer, so

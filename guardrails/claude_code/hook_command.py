@@ -16,8 +16,8 @@ import, a crash anywhere (a hook's ``SystemExit`` included), and no answer
 within the definition's ``event_budget`` (a watchdog answers instead). How it
 fails: PreToolUse always closed, so a crash never lets a tool run; any other
 event closed when one of its matchers has ``on_failure: block`` (the default
-for UserPromptSubmit), open when all of them continue, and by the DESIGN
-default when its matchers cannot be read. When stdin cannot be read, the event
+for UserPromptSubmit), open when all of them continue, and by the default of
+docs/design.md §5 when its matchers cannot be read. When stdin cannot be read, the event
 is the ``--event`` the installer wrote into the command, and unknown without
 it: then it fails closed, since it may be a PreToolUse. An event name that is
 not one of hookrails' (say ``Notification``) fails open: no definition can bind

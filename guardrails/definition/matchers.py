@@ -1,6 +1,6 @@
 """Matcher patterns: parsed and compiled once, specialised per subject.
 
-Syntax (DESIGN §3): ``None``/``""``/``"*"`` match all; whole-string,
+Syntax (docs/design.md §3): ``None``/``""``/``"*"`` match all; whole-string,
 case-sensitive globs with ``* ? [..] {a,b}``; ``|`` between alternatives
 (outside parentheses, brackets and braces); a leading ``!`` negates;
 ``Tool(glob)`` tests the tool's primary argument; ``re:<regex>`` full-matches.

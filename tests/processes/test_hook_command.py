@@ -570,7 +570,7 @@ def test_an_answer_json_cannot_hold_is_undecided_never_the_original_input(
 
 @pytest.mark.parametrize("event", ["PreToolUse", "UserPromptSubmit", "AgentStop", "SessionStart"])
 def test_the_last_resort_policy_is_the_design_default(event: str, tmp_path: Path) -> None:
-    """A definition that cannot be read at all: each event fails by the DESIGN default."""
+    """A definition that cannot be read at all: each event fails by docs/design.md §5."""
     state = _hookcmd._State(_hookcmd.parse_args(["--config", str(tmp_path / "missing.yaml")]))
     state.event = event
     expected = event == "PreToolUse" or DEFAULT_ON_FAILURE.get(event) == "block"

@@ -1,4 +1,4 @@
-"""Nothing is lost (DESIGN §5): crashes, concurrent writers, degraded mode, redaction, caps.
+"""Nothing is lost (docs/design.md §7): crashes, concurrent writers, degraded mode, redaction, caps.
 
 Subprocesses run ``sys.executable -c`` scripts against a ledger in ``tmp_path``.
 Degraded-mode tests break the file in one way each, check that the Guard still

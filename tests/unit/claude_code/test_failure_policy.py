@@ -39,7 +39,7 @@ def matchers(*on_failure: Any) -> list[HookMatcher]:
 CLOSED: list[tuple[dict[str, list[HookMatcher]], str, bool]] = [
     ({"PreToolUse": matchers("continue")}, "PreToolUse", True),  # always
     ({}, "PreToolUse", True),
-    ({}, "UserPromptSubmit", True),  # the DESIGN default
+    ({}, "UserPromptSubmit", True),  # the default of docs/design.md §5
     ({"UserPromptSubmit": matchers("continue")}, "UserPromptSubmit", False),
     ({"UserPromptSubmit": matchers(None)}, "UserPromptSubmit", True),
     ({"AgentStop": matchers(None)}, "Stop", False),

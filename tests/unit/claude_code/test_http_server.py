@@ -445,7 +445,7 @@ def test_json_with_a_charset_is_json(client: Client):
     [
         ("Stop", [HookMatcher(hooks=[noop])], False),  # default on_failure: continue
         ("Stop", [HookMatcher(hooks=[noop], on_failure="block")], True),
-        ("UserPromptSubmit", [], True),  # DESIGN default: block
+        ("UserPromptSubmit", [], True),  # docs/design.md §5 default: block
         ("PostToolUse", [], False),
     ],
 )

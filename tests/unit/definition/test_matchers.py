@@ -1,4 +1,4 @@
-"""Matchers (DESIGN §3): globs, argument rules, regexes, scope, caching, load errors.
+"""Matchers (docs/design.md §3): globs, argument rules, regexes, scope, caching, load errors.
 
 The table pins the documented behaviour case by case; the property tests
 compare the compiled matchers (wcmatch underneath) with a slow backtracking

@@ -1,4 +1,4 @@
-"""Ordering and merging of hook results (DESIGN §3 "HookResult and merging")."""
+"""Ordering and merging of hook results (docs/design.md §5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The SQLite ledger (DESIGN §5): opening, migrations, and what a real Guard records.
+"""The SQLite ledger (docs/design.md §7): opening, migrations, and what a real Guard records.
 
 Every assertion reads the file through its own ``sqlite3`` connection, the way
 ``hookrails ledger query`` and other processes see it. Durability (crashes,

@@ -1,4 +1,4 @@
-"""idempotency_guard (DESIGN §6): a side-effecting call runs once per key.
+"""idempotency_guard (docs/design.md §8): a side-effecting call runs once per key.
 
 Most behaviours run twice, with claims in memory (no ledger) and in a ledger
 file, through real Guards and ``run_tool``; ``SpyTool`` proves what ran.

@@ -403,7 +403,7 @@ def test_pydantic_model_named_in_a_file(tmp_path: Path) -> None:
 
 
 def test_shipped_schema_path_works_from_any_folder(tmp_path: Path) -> None:
-    """The DESIGN example: ``schema: schemas/tools/Bash.json`` for a renamed Bash tool."""
+    """The design example: ``schema: schemas/tools/Bash.json`` for a renamed Bash tool."""
     path = write_definition(
         tmp_path,
         """\
