@@ -27,7 +27,7 @@ ROOT = str(Path(__file__).resolve().parent.parent)
 RUNS = 15
 IMPORTTIME_RUNS = 5
 TOP = 10
-#: must not be loaded by ``import guardrails`` (tests/test_import_cost.py asserts it)
+#: must not be loaded by ``import guardrails`` (tests/processes/test_import_cost.py asserts it)
 HEAVY = ("pydantic", "jsonschema", "sqlite_utils", "yaml", "click", "asyncio", "wcmatch")
 
 #: a minimal Python-defined hook process; prints its phases (ns) and sys.modules

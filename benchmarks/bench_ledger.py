@@ -523,12 +523,12 @@ def ledger_throughput() -> None:
 _BUCKETS: list[tuple[str, tuple[str, ...]]] = [
     ("sqlite execute (statements)", ("method 'execute' of 'sqlite3.Connection'",)),
     ("json.dumps", ("json/__init__.py", "json/encoder.py", "method 'encode'")),
-    ("redaction", ("_redact.py",)),
-    ("input hashing", ("_canonical.py", "openssl_sha256", "hexdigest")),
-    ("timestamps", ("ledger.py:_iso", "time.strftime", "time.gmtime")),
-    ("Ledger.record / _write / _json", ("ledger.py",)),
-    ("events / decisions", ("events.py", "results.py", "_hooks.py")),
-    ("dispatch and run_tool", ("guard.py", "_dispatch.py")),
+    ("redaction", ("_redaction.py",)),
+    ("input hashing", ("_canonical_json.py", "openssl_sha256", "hexdigest")),
+    ("timestamps", ("common.py:iso_time", "time.strftime", "time.gmtime")),
+    ("Ledger.record / rows / spool", ("ledger/sqlite.py", "ledger/records.py", "ledger/spool.py")),
+    ("events / decisions", ("events.py", "_event_base.py", "results.py", "hook_refs.py")),
+    ("dispatch and run_tool", ("dispatch/",)),
 ]
 
 
