@@ -61,15 +61,25 @@ class FrozenList(list):  # type: ignore[type-arg]
         return (list, (thaw(self),))
 
 
+#: values that are immutable already: nothing to copy
+_SCALARS = frozenset({str, int, float, bool, type(None), bytes})
+
+
 def freeze(value: Any) -> Any:
     """``value`` with every dict and list (at any depth) read-only; a frozen value as is."""
     t = type(value)
-    if t is FrozenDict or t is FrozenList:
+    if t is FrozenDict or t is FrozenList or t in _SCALARS:
         return value
     if isinstance(value, dict):
-        return FrozenDict({k: freeze(v) for k, v in value.items()})
+        for v in value.values():
+            if type(v) not in _SCALARS:
+                return FrozenDict({k: freeze(v) for k, v in value.items()})
+        return FrozenDict(value)  # flat: one copy in C
     if isinstance(value, list):
-        return FrozenList([freeze(v) for v in value])
+        for v in value:
+            if type(v) not in _SCALARS:
+                return FrozenList([freeze(v) for v in value])
+        return FrozenList(value)
     if t is tuple:
         return tuple(freeze(v) for v in value)
     return value
@@ -78,7 +88,10 @@ def freeze(value: Any) -> Any:
 def thaw(value: Any) -> Any:
     """A plain, mutable deep copy of a frozen value (dicts and lists at any depth)."""
     if isinstance(value, dict):
-        return {k: thaw(v) for k, v in value.items()}
+        for v in value.values():
+            if type(v) not in _SCALARS:
+                return {k: thaw(v) for k, v in value.items()}
+        return dict(value)
     if isinstance(value, list):
         return [thaw(v) for v in value]
     if type(value) is tuple:
@@ -138,8 +151,9 @@ def _sealed_class(cls: type) -> type:
 
 def seal(event: Any) -> Any:
     """Make ``event``'s attributes read-only from now on (in place: the same object)."""
-    if "_unsealed" not in type(event).__dict__:
-        object.__setattr__(event, "__class__", _sealed_class(type(event)))
+    cls = type(event)
+    if "_unsealed" not in cls.__dict__:
+        event.__class__ = _SEALED.get(cls) or _sealed_class(cls)
     return event
 
 
