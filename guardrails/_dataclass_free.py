@@ -30,6 +30,7 @@ __all__ = [
     "DICT",
     "LIST",
     "Factory",
+    "compared_fields",
     "field_annotations",
     "field_names",
     "named_tuple",
@@ -146,6 +147,14 @@ def field_names(cls: type) -> tuple[str, ...]:
     if spec is None:
         raise TypeError(f"{cls.__name__} is not a record class")
     return spec.names
+
+
+def compared_fields(cls: type) -> tuple[str, ...]:
+    """The fields ``==`` compares on a :func:`record` class (or its subclass)."""
+    spec = _spec_of(cls)
+    if spec is None:
+        raise TypeError(f"{cls.__name__} is not a record class")
+    return spec.compare
 
 
 def named_tuple(

@@ -219,10 +219,11 @@ class Event:
 
     def replace(self, **changes: Any) -> Event:
         """A copy with ``changes`` (``dataclasses.replace``, without importing it)."""
-        for name in field_names(type(self)):
+        cls: type[Event] = type(self).__dict__.get("_unsealed", type(self))  # a sealed
+        for name in field_names(cls):  # event's copy starts unsealed
             if name not in changes:
                 changes[name] = getattr(self, name)
-        return type(self)(**changes)
+        return cls(**changes)
 
 
 if TYPE_CHECKING:

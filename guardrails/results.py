@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "INJECTION_CAP",
+    "MESSAGE_CAP",
     "STOP_BLOCK_CAP",
     "UNSET",
     "Decision",
@@ -32,6 +33,8 @@ _KINDS: Final = frozenset({"allow", "deny", "ask", "block", "halt"})
 INJECTION_CAP: Final = 10_000
 #: blocked stops in a row after which a stop is let through (no endless "keep working")
 STOP_BLOCK_CAP: Final = 8
+#: characters of a reason or a system message that reach the model or the user (more is cut)
+MESSAGE_CAP: Final = 10_000
 
 
 def __getattr__(name: str) -> Any:

@@ -41,13 +41,13 @@ from ..errors import describe, one_line
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, NoReturn
 
     from ..definition.model import AgentDefinition
     from ..events import Event
     from ..ledger.sqlite import Ledger
 
-__all__ = ["USAGE", "HookOptions", "main", "parse_args", "run"]
+__all__ = ["USAGE", "HookEscape", "HookOptions", "finish", "main", "parse_args", "run"]
 
 USAGE = (
     "usage: hookrails hook --config FILE [--event NAME] [--ledger FILE | --no-ledger] < event.json"
@@ -123,13 +123,29 @@ def parse_args(argv: list[str]) -> HookOptions:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Decide the event on stdin; print the answer; return the exit code. Never raises."""
+    """Decide the event on stdin; print the answer; return the exit code. Never raises.
+
+    For the process's own use (the console script): the exits a hook could take stay
+    closed to the end (see :func:`_contain_exits`); the caller ends with :func:`finish`."""
     args = sys.argv[1:] if argv is None else argv
+    _contain_exits()
     try:
         options = parse_args(args)
     except ValueError as exc:  # still read stdin: the event decides how this fails
         return _run(HookOptions(event=_event_arg(args)), None, f"{exc} ({USAGE})")
     return _run(options, None, None)
+
+
+def finish(code: int) -> NoReturn:
+    """End the hook process with ``code`` once the answer is out: flushed, and without
+    waiting for threads a hook left running (a non-daemon thread would keep the process
+    alive past the answer until Claude's timeout)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:  # noqa: SIM105  # not contextlib.suppress: contextlib costs a hook ~0.5 ms
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    _REAL_EXIT(code)
 
 
 def _event_arg(argv: list[str]) -> str | None:
@@ -143,8 +159,67 @@ def _event_arg(argv: list[str]) -> str | None:
 
 def run(options: HookOptions, stdin: bytes | None = None) -> int:
     """Decide one event (``stdin``: the payload, else read from ``sys.stdin``); print the
-    answer and return the exit code. Never raises: a crash fails by the policy."""
-    return _run(options, stdin, None)
+    answer and return the exit code. Never raises: a crash fails by the policy. The exits a
+    hook could take are closed while it decides (and reopened after, for an embedding
+    process)."""
+    restore = _contain_exits()
+    try:
+        return _run(options, stdin, None)
+    finally:
+        restore()
+
+
+#: ``os._exit`` as it was before any hook ran: the watchdog and :func:`finish` use it
+_REAL_EXIT = os._exit
+#: the ways out of a process a hook could take by accident, each a failed hook instead
+_EXIT_ROUTES = (
+    "_exit",
+    "abort",
+    "execv",
+    "execve",
+    "execl",
+    "execle",
+    "execlp",
+    "execlpe",
+    "execvp",
+    "execvpe",
+    "fexecve",
+)
+
+
+class HookEscape(SystemExit):
+    """A hook tried to leave the hook process (``os._exit``, ``os.exec*``, ``os.abort``):
+    that would end it with no answer, which Claude reads as an allow. It is a failed hook
+    instead (the dispatcher catches ``SystemExit``)."""
+
+
+def _contain_exits() -> Any:
+    """Replace the process-leaving calls of ``os`` (and ``posix``) with ones that raise
+    :class:`HookEscape`; returns a function that puts them back. In-process hooks are
+    trusted code (docs/design.md §9): this closes the accidental routes, not a determined
+    one (a signal, ``ctypes``)."""
+    import posix
+
+    saved: list[tuple[Any, str, Any]] = []
+    for module in (os, posix):
+        for name in _EXIT_ROUTES:
+            real = getattr(module, name, None)
+            if real is None or getattr(real, "_hookrails_contained", False):
+                continue
+
+            def blocked(*args: Any, _name: str = name) -> NoReturn:
+                shown = ", ".join(map(repr, args))
+                raise HookEscape(f"os.{_name}({shown}) inside a hook: the process cannot be left")
+
+            blocked._hookrails_contained = True  # type: ignore[attr-defined]
+            saved.append((module, name, real))
+            setattr(module, name, blocked)
+
+    def restore() -> None:
+        for module, name, real in saved:
+            setattr(module, name, real)
+
+    return restore
 
 
 def _run(options: HookOptions, stdin: bytes | None, problem: str | None) -> int:
@@ -411,7 +486,7 @@ def _watchdog(state: _State, limit: float) -> Any:
         try:
             os.write(2, (line + "\n").encode("utf-8", "replace"))
         finally:
-            os._exit(code)
+            _REAL_EXIT(code)
 
     _thread.start_new_thread(watch, ())
     return cancelled

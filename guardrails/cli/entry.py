@@ -13,9 +13,10 @@ import sys
 def main() -> None:
     args = sys.argv[1:]
     if args[:1] == ["hook"] and "--help" not in args and "-h" not in args:
+        from ..claude_code.hook_command import finish
         from ..claude_code.hook_command import main as hook_main
 
-        sys.exit(hook_main(args[1:]))
+        finish(hook_main(args[1:]))
     from .main import main as cli_main
 
     cli_main()

@@ -17,6 +17,7 @@ import os
 import sys
 import time
 
+from .._frozen import freeze, seal
 from ..errors import HookFailure, describe
 from ..events import STOP_EVENTS, TOOL_EVENTS
 from ..results import STOP_BLOCK_CAP, Decision
@@ -111,14 +112,18 @@ def _decide_sync(
     if isinstance(m, Decision):  # halted
         return recorded(guard, m, session, owner), False
     if m.chain:
-        if m.needs_async:  # the turn is held: the coroutine's context (a copy of ours) says so
-            token = session._enter()
-            try:
-                _run_coroutine(_hooks_async(m, session))
-            finally:
-                HELD.reset(token)
-        else:
-            _hooks_sync(m, session)
+        try:
+            if m.needs_async:  # the turn is held: the coroutine's context (a copy) says so
+                token = session._enter()
+                try:
+                    _run_coroutine(_hooks_async(m, session))
+                finally:
+                    HELD.reset(token)
+            else:
+                _hooks_sync(m, session)
+        except BaseException:  # an interrupted hook: the refusal is recorded, then it goes on
+            _finish(guard, m, session, owner)
+            raise
     return _finish(guard, m, session, owner)
 
 
@@ -135,7 +140,11 @@ async def _decide(
             return recorded(guard, m, session, owner), False
         return await in_thread(recorded, guard, m, session, owner), False
     if m.chain:
-        await _hooks_async(m, session)
+        try:
+            await _hooks_async(m, session)
+        except BaseException:  # cancelled or interrupted: the refusal is recorded, then on
+            _finish(guard, m, session, owner)
+            raise
     decision, pending = _finish(guard, m, session, owner, record=guard.ledger is None)
     if pending or guard.ledger is None:
         return decision, pending
@@ -147,7 +156,15 @@ async def _decide(
 
 
 def _begin(guard: Guard, event: Event, session: Session) -> Merge | Decision:
-    """The Merge of ``event``'s chain, or a halted session's denial."""
+    """The Merge of ``event``'s chain, or a halted session's denial. From here on the event
+    is read-only: its input and output frozen, its attributes sealed (what a hook sees, it
+    cannot change; the ledger keeps what the model sent)."""
+    if type(event).__dict__.get("_unsealed") is None:
+        if event.event_name in TOOL_EVENTS:
+            event.tool_input = freeze(event.tool_input)  # type: ignore[attr-defined]
+            if event.event_name == "PostToolUse":
+                event.tool_response = freeze(event.tool_response)  # type: ignore[attr-defined]
+        seal(event)
     if session.halted is not None:
         halted = halted_decision(event, session)
         if halted is not None:
@@ -194,6 +211,9 @@ def _hooks_sync(merge: Merge, session: Session) -> None:
         except (Exception, SystemExit) as exc:  # a hook's exit() must not end the host
             t1 = perf()
             merge.raised(b, exc, t1 - t0)
+        except BaseException as exc:  # Ctrl-C: refused and recorded, then it goes on
+            merge.interrupted(b, exc, perf() - t0)
+            raise
         else:
             t1 = perf()
             if r is None and t1 - t0 <= b.timeout:
@@ -231,6 +251,9 @@ async def _hooks_async(merge: Merge, session: Session) -> None:
             merge.fail(b, "timeout", f"no answer within {limit:g}s", _perf() - t0)
         except (Exception, SystemExit) as exc:
             merge.raised(b, exc, _perf() - t0)
+        except BaseException as exc:  # cancelled, Ctrl-C: refused and recorded, then on
+            merge.interrupted(b, exc, _perf() - t0)
+            raise
         else:
             merge.returned(b, r, _perf() - t0, limit)
 

@@ -9,10 +9,12 @@ docs/design.md §5 gives the rules.
 
 from __future__ import annotations
 
+from .._frozen import freeze
 from ..errors import HookFailure, describe
 from ..events import STOP_EVENTS
 from ..results import (
     INJECTION_CAP,
+    MESSAGE_CAP,
     STOP_BLOCK_CAP,
     UNSET,
     Decision,
@@ -82,14 +84,22 @@ class Merge:
         self.fail(b, "timeout", f"the event budget of {self.event_budget:g}s is spent", 0.0)
 
     def returned(self, b: Binding, r: Any, seconds: float, limit: float) -> None:
-        """``b`` answered ``r``. An answer after its limit is a timeout, unless it refuses to
-        proceed: a late refusal could only be safer than going on."""
-        if seconds > limit and not _decisive(r):
-            self.fail(b, "timeout", f"took {seconds:.3f}s, over its {limit:g}s timeout", seconds)
-        elif r is None:
-            self.d._raw.append((b, "noop", seconds, None, 0))
-        else:
-            self.apply(b, r, seconds)
+        """``b`` answered ``r``. An answer after its limit has timed out and follows
+        ``on_failure``, whatever it said; a refusal to proceed in it still refuses (it could
+        only be safer), but nothing else of it counts (no rewrite, no context)."""
+        if seconds <= limit:
+            if r is None:
+                self.d._raw.append((b, "noop", seconds, None, 0))
+            else:
+                self.apply(b, r, seconds)
+            return
+        late = f"took {seconds:.3f}s, over its {limit:g}s timeout"
+        refusal = _refusal(r)
+        if refusal is None:
+            self.fail(b, "timeout", late, seconds)
+            return
+        self.fail(b, "timeout", f"{late}; its {refusal.decision} stands", seconds)
+        self.apply(b, refusal, seconds, record=False)
 
     def raised(self, b: Binding, exc: BaseException, seconds: float) -> None:
         """``b`` raised (a hook's ``exit()`` included: it must not end the host)."""
@@ -98,6 +108,18 @@ class Merge:
         else:
             self.fail(b, "error", describe(exc), seconds)
 
+    def interrupted(self, b: Binding, exc: BaseException, seconds: float) -> None:
+        """``b`` was interrupted (Ctrl-C, a cancelled task): the event is refused and
+        recorded so before the interruption goes on."""
+        d = self.d
+        reason = f"interrupted while hook {b.hook.name} ran ({describe(exc)})"
+        d._raw.append((b, "error", seconds, reason, 0))
+        if self.name == "PreToolUse":
+            d.decision, d.reason, d.explicit = "deny", reason, True
+        else:
+            d.blocked, d.reason = True, reason
+        self.stopped = True
+
     def skip(self, b: Binding) -> None:
         self.d._raw.append((b, "skipped", 0.0, None, 0))
 
@@ -105,6 +127,7 @@ class Merge:
 
     def fail(self, b: Binding, kind: str, message: str, seconds: float) -> None:
         d = self.d
+        message = _capped(message)
         if kind not in _FAILURE_KINDS:  # a hook's own HookFailure kind: record it as an error
             message, kind = f"{kind}: {message}", "error"
         d._raw.append((b, kind, seconds, message, 0))
@@ -119,7 +142,7 @@ class Merge:
             d.blocked, d.reason = True, reason
             self.stopped = self.name in _BLOCK_ENDS_CHAIN
 
-    def apply(self, b: Binding, r: Any, seconds: float) -> None:
+    def apply(self, b: Binding, r: Any, seconds: float, *, record: bool = True) -> None:
         if r is None:
             self.d._raw.append((b, "noop", seconds, None, 0))
             return
@@ -154,40 +177,46 @@ class Merge:
         d = self.d
         outcome = r.decision or "noop"
         kind = r.decision
+        message = r.message
+        if len(message) > MESSAGE_CAP:
+            message = _capped(message)
+            d.notes.append(f"{b.hook.name}: reason cut to {MESSAGE_CAP} characters")
         if kind == "halt":
-            d.halted, d.reason = True, r.message or "halted by hook"
+            d.halted, d.reason = True, message or "halted by hook"
             if self.name == "PreToolUse":
                 d.decision, d.explicit = "deny", True
             self.stopped = True
         elif self.name == "PreToolUse":
             if kind in ("deny", "block"):
-                d.decision, d.reason, d.explicit = "deny", r.message or "denied by hook", True
+                d.decision, d.reason, d.explicit = "deny", message or "denied by hook", True
                 outcome = "deny"
                 self.stopped = True
             elif kind == "ask":
                 d.decision, d.explicit = "ask", True
-                d.reason = r.message or d.reason
+                d.reason = message or d.reason
             elif kind == "allow":
                 d.explicit = True
                 if d.decision == "allow" and r.reason:
-                    d.reason = r.reason
+                    d.reason = _capped(r.reason)
             if r.updated_input is not None and not self.stopped:
-                self.event = self.event.replace(tool_input=r.updated_input)
-                d.updated_input = r.updated_input
+                frozen = freeze(r.updated_input)  # the hook keeps no handle on what runs
+                self.event = self.event.replace(tool_input=frozen)
+                d.updated_input = frozen
                 outcome = "modify" if outcome == "noop" else outcome
         else:
             if kind in ("deny", "block"):
-                d.blocked, d.reason = True, r.message or "blocked by hook"
+                d.blocked, d.reason = True, message or "blocked by hook"
                 outcome = "block"
                 self.stopped = self.name in _BLOCK_ENDS_CHAIN
             elif kind == "ask":
                 d.notes.append(f"{b.hook.name}: ask has no meaning on {self.name}; ignored")
             elif kind == "allow" and r.reason and not d.blocked:
-                d.reason = r.reason  # e.g. "Report found: report.md" on a stop
+                d.reason = _capped(r.reason)  # e.g. "Report found: report.md" on a stop
             if r.updated_output is not UNSET:
                 if self.name == "PostToolUse":
-                    self.event = self.event.replace(tool_response=r.updated_output)
-                    d.updated_output = r.updated_output
+                    frozen = freeze(r.updated_output)
+                    self.event = self.event.replace(tool_response=frozen)
+                    d.updated_output = frozen
                     outcome = "modify" if outcome == "noop" else outcome
                 else:
                     d.notes.append(f"{b.hook.name}: updated_output ignored on {self.name}")
@@ -198,12 +227,15 @@ class Merge:
             injected = self._inject(b, r.additional_context)
             outcome = "inject" if outcome == "noop" else outcome
         if r.system_message:
-            d.system_messages.append(r.system_message)
+            if len(r.system_message) > MESSAGE_CAP:
+                d.notes.append(f"{b.hook.name}: system message cut to {MESSAGE_CAP} characters")
+            d.system_messages.append(_capped(r.system_message))
         if r.annotations:
             if d.annotations is None:
                 d.annotations = {}
             d.annotations.update(r.annotations)
-        d._raw.append((b, outcome, seconds, None, injected))
+        if record:
+            d._raw.append((b, outcome, seconds, None, injected))
 
     def _inject(self, b: Binding, text: str) -> int:
         d = self.d
@@ -249,8 +281,21 @@ class Merge:
         return d
 
 
-def _decisive(r: Any) -> bool:
-    """A late answer that refuses to proceed still counts (it could only be safer)."""
-    if isinstance(r, HookResult):
-        return r.decision in ("deny", "block", "halt")
-    return False
+def _refusal(r: Any) -> HookResult | None:
+    """The refusal to proceed in a late answer (deny, block, halt; a Claude-shaped one
+    too), stripped of everything else; ``None`` when it does not refuse."""
+    if isinstance(r, dict):
+        try:
+            r = HookResult.from_claude(r)
+        except ValueError:
+            return None
+    if isinstance(r, HookResult) and r.decision in ("deny", "block", "halt"):
+        return HookResult(r.decision, r.reason, r.hint)
+    return None
+
+
+def _capped(text: str) -> str:
+    """``text`` within ``MESSAGE_CAP`` characters, saying how much was cut."""
+    if len(text) <= MESSAGE_CAP:
+        return text
+    return f"{text[:MESSAGE_CAP]} [... {len(text) - MESSAGE_CAP} more characters cut]"

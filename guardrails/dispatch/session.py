@@ -11,6 +11,7 @@ from __future__ import annotations
 import _thread
 import os
 
+from .._frozen import thaw
 from . import loop
 from .loop import HELD
 from .methods import AsyncEventMethods, SyncEventMethods
@@ -183,7 +184,7 @@ class Session(AsyncEventMethods):
         if done is not None:
             return done
         try:
-            out = fn(**call.final)
+            out = fn(**thaw(call.final))  # the tool gets its own, mutable copy
             if hasattr(out, "__await__"):
                 out = await out
         except Exception as exc:
@@ -209,7 +210,7 @@ class Session(AsyncEventMethods):
         if done is not None:
             return done
         try:
-            out = fn(**call.final)
+            out = fn(**thaw(call.final))  # the tool gets its own, mutable copy
             if hasattr(out, "__await__"):
                 raise TypeError(f"{tool_name}: use `await run_tool(...)` for async tools")
         except Exception as exc:

@@ -139,7 +139,7 @@ class ToolCall:
     ) -> None:
         self.pre_event = PreToolUse(
             tool_name=tool_name,
-            tool_input=dict(tool_input),
+            tool_input=tool_input,  # frozen (copied) before any hook sees it
             tool_use_id=tool_use_id or new_tool_use_id(),
             **fields,
         )

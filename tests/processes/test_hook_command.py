@@ -649,11 +649,16 @@ def test_no_ledger_writes_nothing(env: dict[str, str], tmp_path: Path) -> None:
 
 # --- start-up cost ----------------------------------------------------------------------
 
-#: runs the console entry as Claude Code would, then writes sys.modules to argv[1]
+#: runs the console entry as Claude Code would, then writes sys.modules to argv[1] (the
+#: hook process ends with os._exit once its answer is out: no atexit, so wrap that)
 MODULES_PROBE = """\
-import atexit, json, sys
+import json, os, sys
 out = sys.argv.pop(1)
-atexit.register(lambda: open(out, "w").write(json.dumps(sorted(sys.modules))))
+real_exit = os._exit
+def dump_and_exit(code):
+    open(out, "w").write(json.dumps(sorted(sys.modules)))
+    real_exit(code)
+os._exit = dump_and_exit
 sys.argv = ["hookrails", *sys.argv[1:]]
 from guardrails.cli.entry import main
 main()

@@ -169,9 +169,13 @@ HOOK_EVENT = {
     "tool_input": {"command": "rm -rf build"},
     "tool_use_id": "toolu_1",
 }
-#: the console script's entry, run in-process so sys.modules can be read afterwards
+#: the console script's entry, run in-process so sys.modules can be read afterwards (the
+#: hook process ends with os._exit once its answer is out: here that ending raises instead)
 HOOK_CODE = """\
-import sys
+import os, sys
+def _end(code):
+    raise SystemExit(code)
+os._exit = _end
 sys.argv = ["hookrails", "hook", *{args!r}]
 from guardrails.cli.entry import main
 try:
