@@ -192,6 +192,8 @@ def _import_model(ref: str, base: str, source: str | None, loc: tuple[str | int,
             obj = getattr(obj, part)
     except (Exception, SystemExit) as exc:  # any failure to import is a bad reference
         why = " ".join(str(exc).split()) or type(exc).__name__
+        if isinstance(exc, SystemExit):  # it must not end a check, a hook process or a host
+            why = f"importing it raised SystemExit({exc.code!r})"
         raise DefinitionError(
             f"cannot import schema {ref!r}: {why}",
             file=source,
