@@ -163,7 +163,10 @@ class ServeApp:
             max_abandoned=4 * workers if max_abandoned is None else max_abandoned,
         )
         self._count_lock = threading.Condition()
-        self.counts: dict[str, int] = {"requests": 0, "hook_calls": 0, "failures": 0}
+        self.counts: dict[str, int] = dict.fromkeys(
+            ("requests", "hook_calls", "failures", "evicted_connections", "refused_connections"),
+            0,
+        )
         self._in_flight = 0
         self._closed = False
 

@@ -44,12 +44,12 @@ __all__ = ["exposure_warning", "serve", "startup_lines"]
     "hooks)",
 )  # fmt: skip
 @click.option(
-    "--max-connections", type=click.IntRange(1), default=128, show_default=True,
+    "--max-connections", type=click.IntRange(1), default=128, show_default=True, metavar="N",
     help="connections served at once; past it the one waiting longest for its request is "
     "dropped, or, when all are busy, the new one gets 503",
 )  # fmt: skip
 @click.option(
-    "--workers", type=click.IntRange(1), default=16, show_default=True,
+    "--workers", type=click.IntRange(1), default=16, show_default=True, metavar="N",
     help="deciding threads kept warm (more start on demand, one per connection at most)",
 )  # fmt: skip
 @click.option("--verbose", "-v", is_flag=True, help="log every request on stderr")
