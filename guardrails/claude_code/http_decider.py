@@ -318,6 +318,8 @@ class ServeApp:
             decision: Decision = job.future.result(timeout=max(deadline_at - time.monotonic(), 0))
         except TimeoutError:
             ran = self._pool.abandon(job)
+            if ran == "done":  # it ended as the deadline passed: its answer, late or not
+                return job.future.result()  # type: ignore[no-any-return]
             if ran == "cancelled":  # never started: nobody else ends the turn or the ticket
                 self._forget(ticket)
                 self._gate.give_back(turn)
