@@ -216,8 +216,10 @@ def _check_hooks(definition: AgentDefinition, bindings: dict[str, list[Binding]]
         seen.add(id(b.fn))
         try:
             check(definition)
-        except DefinitionError:
-            raise
+        except DefinitionError as exc:  # it says where inside; the file is the definition's
+            if exc.file or not definition.source:
+                raise
+            raise exc.within(file=definition.source, lines=definition.locations) from None
         except Exception as exc:
             mi, hi = b.order
             raise DefinitionError(

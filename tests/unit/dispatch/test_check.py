@@ -203,3 +203,23 @@ def test_serve_refuses_to_start_on_a_bad_schema_in_one_line(tmp_path: Path) -> N
     assert isinstance(result.exception, SystemExit) and result.exit_code == 1
     assert result.stdout == ""  # it never listened
     assert result.stderr.startswith(f"error: {path}:{SCHEMA_LINE}: tools.send.schema: ")
+
+
+def test_a_hooks_own_error_in_a_file_is_located_in_that_file(tmp_path: Path) -> None:
+    (tmp_path / "picky_hooks.py").write_text(
+        "from guardrails.errors import DefinitionError\n"
+        "class Picky:\n"
+        "    def check_definition(self, definition):\n"
+        "        raise DefinitionError('needs a schema', loc=('tools', 'deploy'))\n"
+        "    def __call__(self, event, ctx):\n"
+        "        return None\n"
+        "hook = Picky()\n"
+    )
+    path = tmp_path / "agent.yaml"
+    path.write_text(
+        "tools:\n  lookup: {}\n  deploy: {side_effects: true}\n"
+        "hooks:\n  PreToolUse:\n    - hooks: [picky_hooks:hook]\n"
+    )
+    result = CliRunner().invoke(cli, ["check", str(path)])
+    assert result.exit_code == 1
+    assert result.stderr == f"error: {path}:3: tools.deploy: needs a schema\n"
