@@ -10,10 +10,12 @@ could take every thread (slowloris: 500 slow sockets made 500 threads). Here:
 * at most ``max_connections`` connections. At the cap a new one takes the place
   of the connection that has waited longest for its request (idle, or its
   request still trickling in), whose socket is shut so its thread ends at once;
-  up to ``slack`` such evicted threads may still be ending. When every
-  connection is busy (its request read: deciding or answering), or too many are
-  still ending, the new one is answered 503 and closed at once, on the accepting
-  thread.
+  up to ``slack`` such evicted threads may still be ending (past that, the
+  accepting thread waits up to ``EVICTION_WAIT`` for one to end: a burst of
+  connections is accepted at the pace threads end, and the kernel's backlog
+  holds the rest). When every connection is busy (its request read: deciding
+  or answering), the new one is answered 503 and closed at once, on the
+  accepting thread.
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ import threading
 import time
 from typing import Any, Final
 
-__all__ = ["BUSY_RESPONSE", "Conn", "Connections", "DeadlineReader"]
+__all__ = ["BUSY_RESPONSE", "EVICTION_WAIT", "Conn", "Connections", "DeadlineReader"]
+
+#: seconds the accepting thread waits for an evicted connection's thread to end
+EVICTION_WAIT: Final = 1.0
 
 _BUSY_BODY: Final = (
     b'{"error": "hookrails serve is at its connection limit and every connection is busy: '
@@ -91,27 +96,37 @@ class Connections:
         self.slack = max(4, max_connections // 4)
         self.idle_timeout = idle_timeout
         self._open: dict[socket.socket, Conn] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
 
-    def admit(self, sock: socket.socket) -> tuple[Conn | None, Conn | None]:
+    def admit(
+        self, sock: socket.socket, wait: float = EVICTION_WAIT
+    ) -> tuple[Conn | None, Conn | None]:
         """``(the new connection's record or None: refuse it, the evicted one or None)``.
         The caller shuts the evicted one's socket (:func:`evict`)."""
+        end = time.monotonic() + wait
         with self._lock:
-            count = len(self._open)
-            victim = None
-            if count >= self.max_connections:
-                if count < self.max_connections + self.slack:
+            while True:
+                count = len(self._open)
+                victim = None
+                if count >= self.max_connections:
                     waiting = [c for c in self._open.values() if c.reading and not c.evicted]
                     victim = min(waiting, key=lambda c: c.since, default=None)
-                if victim is None:
-                    return None, None
-                victim.evicted = True
-            conn = self._open[sock] = Conn(sock, self.idle_timeout)
-            return conn, victim
+                    if victim is None:
+                        return None, None  # every connection is busy
+                    left = end - time.monotonic()
+                    if count >= self.max_connections + self.slack:
+                        if left <= 0:
+                            return None, None
+                        self._lock.wait(left)  # for an evicted one to end (``drop``)
+                        continue
+                    victim.evicted = True
+                conn = self._open[sock] = Conn(sock, self.idle_timeout)
+                return conn, victim
 
     def drop(self, sock: Any) -> None:
         with self._lock:
-            self._open.pop(sock, None)
+            if self._open.pop(sock, None) is not None:
+                self._lock.notify_all()
 
     def get(self, sock: socket.socket) -> Conn:
         with self._lock:

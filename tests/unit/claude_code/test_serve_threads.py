@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from guardrails import AgentDefinition, Guard, HookMatcher, HookResult, Ledger
 from guardrails.claude_code import http_server
+from guardrails.claude_code import serve_connections as _conns
 from guardrails.claude_code.http_decider import DEFAULT_WORKERS
 from guardrails.claude_code.http_server import HOOK_ROUTE, HookServer
 from guardrails.cli.main import cli
@@ -331,3 +332,55 @@ def test_the_cli_defaults_are_the_servers() -> None:
     assert params["workers"] == DEFAULT_WORKERS
     result = CliRunner().invoke(cli, ["serve", "--config", "x.yaml", "--max-connections", "0"])
     assert result.exit_code == 2 and "max-connections" in result.output
+
+
+# --- the admission rule, without a server ---------------------------------------------------
+
+
+@contextmanager
+def socket_pairs(n: int) -> Iterator[list[socket.socket]]:
+    pairs = [socket.socketpair() for _ in range(n)]
+    try:
+        yield [a for a, _ in pairs]
+    finally:
+        for a, b in pairs:
+            a.close()
+            b.close()
+
+
+def test_admission_evicts_the_connection_that_waited_longest_and_never_a_busy_one() -> None:
+    conns = _conns.Connections(2, idle_timeout=60)
+    with socket_pairs(4) as socks:
+        first, _ = conns.admit(socks[0])
+        second, _ = conns.admit(socks[1])
+        assert first is not None and second is not None
+        conns.request_read(first)  # deciding: not evictable
+        third, victim = conns.admit(socks[2])
+        assert third is not None and victim is second and second.evicted
+        with pytest.raises(ConnectionError):  # its request, if it had one, is not answered
+            conns.request_read(second)
+        conns.drop(socks[1])
+        conns.request_read(third)
+        refused: list[Any] = []
+        t = threading.Thread(target=lambda: refused.append(conns.admit(socks[3], wait=60)))
+        t.start()
+        t.join(10)  # every connection busy: refused at once, not after the wait
+        assert not t.is_alive() and refused == [(None, None)]
+
+
+def test_admission_waits_for_evicted_connections_to_end_before_evicting_more() -> None:
+    conns = _conns.Connections(1, idle_timeout=60)
+    conns.slack = 1
+    with socket_pairs(3) as socks:
+        conns.admit(socks[0])
+        second, victim = conns.admit(socks[1])  # evicts the first; its thread still ends
+        assert second is not None and victim is not None
+        admitted: list[Any] = []
+        t = threading.Thread(target=lambda: admitted.append(conns.admit(socks[2], wait=60)))
+        t.start()
+        t.join(0.2)
+        assert t.is_alive()  # at cap + slack: it waits for the evicted one to end
+        conns.drop(socks[0])
+        t.join(10)
+        assert admitted and admitted[0][0] is not None and admitted[0][1] is second
+        assert conns.admit(socks[0], wait=0.01) == (None, None)  # none ended in time
