@@ -97,6 +97,10 @@ class SchemaNudge:
     def __repr__(self) -> str:
         return f"SchemaNudge(patterns={list(self.patterns)!r}, scan_chars={self.scan_chars})"
 
+    def check_definition(self, definition: Any) -> None:
+        """At load (a Guard calls it): compile the declared tool schemas it would show."""
+        self.schemas.check(definition)
+
     def __call__(self, event: Any, ctx: Any) -> HookResult | None:
         name = event.event_name
         if name == "PostToolUseFailure":

@@ -313,7 +313,9 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
     ledger = _ledger(options, definition)
     from ..dispatch.guard import Guard
 
-    guard = Guard(definition, ledger=ledger if ledger is not None else False)
+    # check=False: schemas are compiled by the call that needs them (a broken one fails that
+    # call closed), not at load for every event of a one-event process
+    guard = Guard(definition, ledger=ledger if ledger is not None else False, check=False)
     decision = guard.emit_sync(event)  # recorded in the ledger too
     watchdog.release()  # cancels it
     try:
@@ -448,7 +450,9 @@ def _record_failure(state: _State, line: str, closed: bool) -> None:
 
         definition = state.definition or AgentDefinition(name="hookrails")
         with Ledger(_failure_ledger(state), definition=state.definition) as ledger:
-            record_undecided(ledger, Guard(definition, ledger=False), event, line, closed)
+            record_undecided(
+                ledger, Guard(definition, ledger=False, check=False), event, line, closed
+            )
     except BaseException:  # the answer matters more than its record
         pass
 

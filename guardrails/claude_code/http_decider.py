@@ -13,14 +13,17 @@ read is recorded as the refusal (or the continue) Claude was given, an invalid
 PreToolUse too (from its well-typed fields). A decision that misses its deadline
 is not recorded when it finally arrives: the refusal is, and the call never ran.
 
-Threads. Decisions run on a few daemon worker threads so every answer has a
-deadline (a hung hook cannot keep Claude waiting until its own timeout, which
-would fail open). The Guard is shared, but its per-session state is not safe to
-mutate from two threads at once (``Guard._sessions`` is get-then-set, and a
-session's stop-block counts, turn budget, halt flag and ``ctx.state`` are
-read-modify-write), so events of one session run one at a time under that
-session's lock; sessions run side by side. The ledger serialises its own writes
-(one connection behind a lock) and its reader has a lock of its own.
+Threads. Decisions run on worker threads so every answer has a deadline (a hung
+hook cannot keep Claude waiting until its own timeout, which would fail open).
+The Guard is shared, but its per-session state is not safe to mutate from two
+threads at once (``Guard._sessions`` is get-then-set, and a session's stop-block
+counts, turn budget, halt flag and ``ctx.state`` are read-modify-write), so
+events of one session run one at a time: the request takes its session's turn
+before it asks for a worker; sessions run side by side. A hung hook stalls its
+own session only (``serve_pool``: the pool grows past a busy thread, sets a hung
+one aside at the deadline, and a session whose event is hung fails its next
+events at once). The ledger serialises its own writes (one connection behind a
+lock) and its reader has a lock of its own.
 
 No sockets here: bytes in, plain data out (a status and a JSON-able body; the
 hook route's answer already encoded), so ``_serve`` only guards the door and
@@ -29,16 +32,13 @@ writes, and what is decided can be read without HTTP in the way.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import hmac
 import json
 import logging
-import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import Future
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from ..definition.model import DEFAULT_ON_FAILURE
@@ -46,17 +46,20 @@ from ..errors import EventError, GuardrailsError, ServeError, describe, one_line
 from ..events import EVENT_NAMES, Event, event_class, known_event_name
 from . import failure_policy as _policy
 from .failure_policy import encode_bytes
+from .serve_pool import Pool, PoolFull, SessionBusy, SessionGate, Turn
 
 if TYPE_CHECKING:
     from ..dispatch.guard import Guard
     from ..results import Decision
 
-__all__ = ["MAX_BODY", "ServeApp"]
+__all__ = ["DEFAULT_WORKERS", "MAX_BODY", "ServeApp"]
 
 _log = logging.getLogger("guardrails.serve")
 
 #: a bigger request body is refused (a Write of a large file is the usual big hook input)
 MAX_BODY: Final = 8 * 1024 * 1024
+#: worker threads kept warm; more are started on demand (up to ``max_workers``)
+DEFAULT_WORKERS: Final = 16
 _REASON_CAP: Final = 1000
 _EXPLAIN_FIELDS: Final = {
     "event": "event_name",
@@ -96,90 +99,6 @@ class _Ticket:
         self.abandoned = False
 
 
-class _Workers:
-    """Daemon threads taking calls from one queue.
-
-    Not ``ThreadPoolExecutor``: it joins its threads at interpreter exit, so a hook
-    that never returns would keep the server from stopping. No thread is started
-    per call either.
-    """
-
-    def __init__(self, count: int) -> None:
-        self._queue: queue.SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple[Any, ...]]] = (
-            queue.SimpleQueue()
-        )
-        self._threads = [
-            threading.Thread(target=self._loop, name=f"hookrails-serve-{i}", daemon=True)
-            for i in range(count)
-        ]
-        for t in self._threads:
-            t.start()
-
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
-        future: Future[Any] = Future()
-        self._queue.put((future, fn, args))
-        return future
-
-    def _loop(self) -> None:
-        while True:
-            future, fn, args = self._queue.get()
-            if fn is _stop:
-                return
-            if not future.set_running_or_notify_cancel():
-                continue  # the request gave up waiting: do not decide it late
-            try:
-                future.set_result(fn(*args))
-            except BaseException as exc:  # a hook's SystemExit too: the request answers it
-                future.set_exception(exc)
-
-    def close(self) -> None:
-        for _ in self._threads:
-            self._queue.put((Future(), _stop, ()))
-
-
-def _stop() -> None:  # pragma: no cover - a marker, never called
-    return None
-
-
-class _Slot:
-    __slots__ = ("lock", "users")
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.users = 0
-
-
-class _SessionLocks:
-    """One lock per session with a request in flight.
-
-    A session's events run one at a time (they share its state); different
-    sessions run side by side. A slot lives while some request holds or waits
-    for it, so the table is as small as the traffic.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._slots: dict[str, _Slot] = {}
-
-    @contextlib.contextmanager
-    def hold(self, key: str, timeout: float) -> Iterator[bool]:
-        with self._lock:
-            slot = self._slots.get(key)
-            if slot is None:
-                slot = self._slots[key] = _Slot()
-            slot.users += 1
-        acquired = slot.lock.acquire(timeout=max(timeout, 0.0))
-        try:
-            yield acquired
-        finally:
-            if acquired:
-                slot.lock.release()
-            with self._lock:
-                slot.users -= 1
-                if slot.users == 0:
-                    del self._slots[key]
-
-
 def _one_line(text: str) -> str:
     """A reason for Claude: one line, capped."""
     text = one_line(text)
@@ -193,6 +112,10 @@ class ServeApp:
     event's failure policy, for every event (default: each event's
     ``_policy.deadline``, plus the approval timeout on PreToolUse when the Guard
     has an approver). ``token``: ``None`` for no auth; an empty one is refused.
+    ``workers`` threads are kept warm, up to ``max_workers`` decide at once (the
+    server passes its connection cap: one decision per request), and at most
+    ``max_abandoned`` threads held by hooks past their deadline are set aside
+    (``serve_pool``).
 
     While it runs, the Guard's ledger records through this app (its ``record`` is
     wrapped until :meth:`close`), so a decision that arrives after its deadline
@@ -206,7 +129,9 @@ class ServeApp:
         token: str | None = None,
         max_body: int = MAX_BODY,
         deadline: float | None = None,
-        workers: int = 16,
+        workers: int = DEFAULT_WORKERS,
+        max_workers: int | None = None,
+        max_abandoned: int | None = None,
     ) -> None:
         if token is not None and not token:
             raise ServeError("the token is empty: give a token, or none to serve without auth")
@@ -231,10 +156,17 @@ class ServeApp:
         if ledger is not None:
             ledger.record = self._gated_record  # type: ignore[method-assign]
         self.started = time.time()
-        self._locks = _SessionLocks()
-        self._workers = _Workers(workers)
+        self._gate = SessionGate()
+        self._pool = Pool(
+            workers,
+            max_workers=max(workers, max_workers or 4 * workers),
+            max_abandoned=4 * workers if max_abandoned is None else max_abandoned,
+        )
         self._count_lock = threading.Condition()
-        self.counts: dict[str, int] = {"requests": 0, "hook_calls": 0, "failures": 0}
+        self.counts: dict[str, int] = dict.fromkeys(
+            ("requests", "hook_calls", "failures", "evicted_connections", "refused_connections"),
+            0,
+        )
         self._in_flight = 0
         self._closed = False
 
@@ -249,7 +181,7 @@ class ServeApp:
         self._closed = True
         with self._count_lock:
             self._count_lock.wait_for(lambda: self._in_flight == 0, timeout=grace)
-        self._workers.close()
+        self._pool.close()
         ledger = self.guard.ledger
         with self._tickets_lock:
             idle = not self._tickets
@@ -360,15 +292,39 @@ class ServeApp:
 
     def _decide(self, event: Event) -> Decision:
         limit = self.deadlines.get(event.event_name, self.deadline)
+        deadline_at = time.monotonic() + limit
+        try:  # the session's turn first: waiting for it holds no worker
+            turn = self._gate.take(event.session_id, deadline_at)
+        except SessionBusy as exc:
+            if exc.stuck:
+                raise _Late(
+                    "the session's earlier event is still running past its deadline (a hook "
+                    "is hung): its events are refused until that one ends"
+                ) from None
+            raise _Late(
+                f"no decision within {limit:g}s (the session's earlier event is still being "
+                "decided)"
+            ) from None
         ticket = _Ticket(event)
         with self._tickets_lock:
             self._tickets[id(event)] = ticket
-        future = self._workers.submit(self._emit, ticket, time.monotonic() + limit, limit)
         try:
-            decision: Decision = future.result(timeout=limit)
+            job = self._pool.submit(self._emit, ticket, turn)
+        except PoolFull as exc:
+            self._forget(ticket)
+            self._gate.give_back(turn)
+            raise _Late(str(exc)) from None
+        try:
+            decision: Decision = job.future.result(timeout=max(deadline_at - time.monotonic(), 0))
         except TimeoutError:
-            if future.cancel():  # never started: nobody else will forget the ticket
+            ran = self._pool.abandon(job)
+            if ran == "done":  # it ended as the deadline passed: its answer, late or not
+                return job.future.result()  # type: ignore[no-any-return]
+            if ran == "cancelled":  # never started: nobody else ends the turn or the ticket
                 self._forget(ticket)
+                self._gate.give_back(turn)
+            elif ran == "abandoned":  # the worker gives the turn back when the hook returns
+                self._gate.stick(turn)
             with ticket.lock:
                 recorded = ticket.decision
                 ticket.abandoned = recorded is None
@@ -377,18 +333,12 @@ class ServeApp:
             raise _Late(f"no decision within {limit:g}s (a hook is still running)") from None
         return decision
 
-    def _emit(self, ticket: _Ticket, deadline_at: float, limit: float) -> Decision:
+    def _emit(self, ticket: _Ticket, turn: Turn) -> Decision:
         try:
-            event = ticket.event
-            with self._locks.hold(event.session_id, deadline_at - time.monotonic()) as held:
-                if not held or time.monotonic() >= deadline_at:
-                    raise _Late(
-                        f"no decision within {limit:g}s (the session's earlier event is "
-                        "still being decided)"
-                    )
-                return self.guard.emit_sync(event)
+            return self.guard.emit_sync(ticket.event)
         finally:
             self._forget(ticket)
+            self._gate.give_back(turn)
 
     def _forget(self, ticket: _Ticket) -> None:
         with self._tickets_lock:
@@ -495,8 +445,13 @@ class ServeApp:
         ledger = self.guard.ledger
         with self._count_lock:
             counts = dict(self.counts, in_flight=self._in_flight)
+        workers = self._pool.stats()
+        stuck = self._gate.stuck_sessions()
         return {
-            "status": "ok",
+            # degraded: hooks are hung past their deadlines (their sessions' events fail)
+            "status": "degraded" if workers["abandoned"] or stuck else "ok",
+            "workers": workers,
+            "stuck_sessions": stuck,
             "version": __version__,
             "agent": self.definition.name,
             "definition": self.definition.source,
@@ -541,11 +496,14 @@ class ServeApp:
                 kwargs["event_name"] = kwargs["payload"].get("hook_event_name")
         if not isinstance(kwargs.get("event_name"), str):
             return 400, {"error": "name the event: `event` (or a `hook_event_name`)"}
-        future = self._workers.submit(self._explain, kwargs)
         try:
-            result: dict[str, Any] = future.result(timeout=self.deadline)
+            job = self._pool.submit(self._explain, kwargs)
+        except PoolFull as exc:
+            return 503, {"error": str(exc)}
+        try:
+            result: dict[str, Any] = job.future.result(timeout=self.deadline)
         except TimeoutError:
-            future.cancel()
+            self._pool.abandon(job)
             return 504, {"error": f"no decision within {self.deadline:g}s"}
         except GuardrailsError as exc:
             return 400, {"error": str(exc)}

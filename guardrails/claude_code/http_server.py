@@ -19,17 +19,22 @@ loopback needs a bearer token (``make_server`` refuses without one unless
 
 Threads. ``ThreadingHTTPServer`` gives each connection a thread (HTTP/1.1
 keep-alive, so a warm client pays no connect cost). A connection thread only
-waits: deciding happens on ``_serve_app``'s workers, under a deadline.
+waits: deciding happens on ``_serve_app``'s workers (``serve_pool``), under a
+deadline. Connections are capped and each request has a deadline to arrive
+(``serve_connections``: slow or idle clients cannot take every thread); a
+connection over the cap when all are busy is answered 503 at once, and Claude
+Code then fails by the ``onFailure: block`` that ``install`` writes.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import ipaddress
 import logging
 import re
 import socket
-import threading
+import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any, Final, cast
@@ -37,15 +42,18 @@ from urllib.parse import parse_qs, urlsplit
 
 from ..errors import ServeError, describe
 from ..events import known_event_name
+from . import serve_connections as _conns
 from .failure_policy import encode_bytes
-from .http_decider import MAX_BODY, ServeApp
+from .http_decider import DEFAULT_WORKERS, MAX_BODY, ServeApp
 
 if TYPE_CHECKING:
     from ..dispatch.guard import Guard
 
 __all__ = [
     "DEFAULT_HOST",
+    "DEFAULT_MAX_CONNECTIONS",
     "DEFAULT_PORT",
+    "DEFAULT_REQUEST_TIMEOUT",
     "HOOK_ROUTE",
     "TOKEN_ENV",
     "HookServer",
@@ -67,6 +75,12 @@ _DRAIN_LIMIT: Final = 64 * 1024 * 1024
 _CHUNK: Final = 64 * 1024
 #: seconds an idle keep-alive connection stays open
 _IDLE_TIMEOUT: Final = 120.0
+#: connections served at once (each has a thread); past it, see ``HookServer.process_request``
+DEFAULT_MAX_CONNECTIONS: Final = 128
+#: seconds a request has to arrive whole once its first byte did (and an answer to be taken)
+DEFAULT_REQUEST_TIMEOUT: Final = 10.0
+#: trailer lines after a chunked body
+_MAX_TRAILERS: Final = 64
 #: a Host header: a name or IPv4 address, or an IPv6 address in brackets; then a port
 _HOST: Final = re.compile(
     r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[^:\[\]/@\s]+))(?::(?P<port>\d{1,5}))?"
@@ -111,6 +125,24 @@ class _Handler(BaseHTTPRequestHandler):
     @property
     def app(self) -> ServeApp:
         return cast(HookServer, self.server).app
+
+    def setup(self) -> None:
+        super().setup()
+        server = cast(HookServer, self.server)
+        self.conn = server.conns.get(self.connection)
+        self.rfile.close()  # makefile's; read through the deadline instead
+        self.rfile = io.BufferedReader(
+            _conns.DeadlineReader(self.connection, self.conn, server.request_timeout)
+        )
+
+    def handle_one_request(self) -> None:
+        cast(HookServer, self.server).conns.await_request(self.conn)
+        super().handle_one_request()
+
+    def _busy(self) -> None:
+        """The request is read: from here on it is answered, not evicted (``ConnectionError``
+        if it was evicted meanwhile)."""
+        cast(HookServer, self.server).conns.request_read(self.conn)
 
     def version_string(self) -> str:
         from .._version import __version__
@@ -179,6 +211,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif url.path == "/v1/explain":
             body = self._body_or_error()
             if body is not None:
+                self._busy()
                 self._send(*app.explain(body))
         elif url.path == "/v1/hooks":
             self._send(200, app.bindings())
@@ -219,6 +252,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
             self._send(200, app.failure(known_event_name(hint), str(exc)))
             return
+        self._busy()
         self._write(200, app.hook_answer(body, hint))
 
     def _body_or_error(self) -> bytes | None:
@@ -270,9 +304,10 @@ class _Handler(BaseHTTPRequestHandler):
             except ValueError:
                 raise _BodyError(400, "malformed chunked body", close=True) from None
             if size == 0:
-                while self.rfile.readline(8192) not in (b"\r\n", b"\n", b""):
-                    pass  # trailers
-                return b"".join(parts)
+                for _ in range(_MAX_TRAILERS):
+                    if self.rfile.readline(8192) in (b"\r\n", b"\n", b""):
+                        return b"".join(parts)
+                raise _BodyError(400, "too many trailer lines after a chunked body", close=True)
             total += size
             if total > limit:
                 raise _BodyError(
@@ -314,6 +349,9 @@ class _Handler(BaseHTTPRequestHandler):
         self._write(status, encode_bytes(body), headers)
 
     def _write(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+        self._busy()
+        # a client that does not take its answer is given as long as one to send a request
+        self.connection.settimeout(cast(HookServer, self.server).request_timeout)
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -376,16 +414,32 @@ def _limit(query: str) -> int | None:
 
 
 class HookServer(ThreadingHTTPServer):
-    """The HTTP server: ``serve_forever()``, ``shutdown()``, ``server_close()``; ``url``."""
+    """The HTTP server: ``serve_forever()``, ``shutdown()``, ``server_close()``; ``url``.
+
+    At most ``max_connections`` connections (each with its thread), plus a few being
+    evicted (``slack``): see :meth:`process_request`.
+    """
 
     daemon_threads = True
+    request_queue_size = 128  # a burst of connections waits in the kernel, not refused there
 
-    def __init__(self, app: ServeApp, host: str, port: int) -> None:
+    def __init__(
+        self,
+        app: ServeApp,
+        host: str,
+        port: int,
+        *,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    ) -> None:
+        if not request_timeout > 0:
+            raise ValueError("request_timeout must be > 0")
         self.app = app
         #: only this machine can connect: requests must then name it in ``Host``
         self.loopback = is_loopback(host.strip("[]"))
-        self._open: set[socket.socket] = set()
-        self._open_lock = threading.Lock()
+        self.conns = _conns.Connections(max_connections, idle_timeout=_IDLE_TIMEOUT)
+        self.request_timeout = request_timeout
+        self._refused_logged = 0.0
         if ":" in host.strip("[]"):
             self.address_family = socket.AF_INET6
         super().__init__((host.strip("[]"), port), _Handler)
@@ -419,14 +473,30 @@ class HookServer(ThreadingHTTPServer):
         host = self.host
         return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
 
-    def finish_request(self, request: Any, client_address: Any) -> None:
-        with self._open_lock:
-            self._open.add(request)
-        try:
-            super().finish_request(request, client_address)
-        finally:
-            with self._open_lock:
-                self._open.discard(request)
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """A new connection, on the accepting thread: a thread of its own, perhaps in place
+        of one that waited longest for its request, or 503 at once (``serve_connections``)."""
+        conn, victim = self.conns.admit(request)
+        if victim is not None:
+            self.app.count("evicted_connections")
+            _conns.evict(victim)
+        if conn is None:
+            self.app.count("refused_connections")
+            now = time.monotonic()
+            if now - self._refused_logged > 10:
+                self._refused_logged = now
+                _log.warning(
+                    "hookrails serve: %d connections open and all busy; new ones get 503",
+                    self.conns.max_connections,
+                )
+            _conns.refuse(request)
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        self.conns.drop(request)
+        super().shutdown_request(request)
 
     def server_close(self) -> None:
         """Stop listening and reading (idle keep-alive connections end), let the requests
@@ -437,9 +507,7 @@ class HookServer(ThreadingHTTPServer):
         self._shutdown_open(socket.SHUT_RDWR)
 
     def _shutdown_open(self, how: int) -> None:
-        with self._open_lock:
-            open_ = list(self._open)
-        for sock in open_:
+        for sock in self.conns.sockets():
             with contextlib.suppress(OSError):
                 sock.shutdown(how)
 
@@ -452,8 +520,11 @@ def make_server(
     *,
     max_body: int = MAX_BODY,
     deadline: float | None = None,
-    workers: int = 16,
+    workers: int = DEFAULT_WORKERS,
     insecure: bool = False,
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    max_abandoned: int | None = None,
 ) -> HookServer:
     """A bound (not yet serving) server for ``guard``; port 0 picks a free port.
 
@@ -462,11 +533,28 @@ def make_server(
     ``Authorization: Bearer <token>``; an empty one raises
     :class:`~guardrails.errors.ServeError` (it would read as "no auth"). A host
     that is not loopback needs a token, or ``insecure=True``.
+
+    Threads: at most ``max_connections`` connections (plus a few being evicted),
+    each request read within ``request_timeout``; ``workers`` deciding threads
+    kept warm, up to one per connection, and at most ``max_abandoned`` (default
+    ``4 * workers``) held by hooks past their deadline (``serve_pool``).
     """
     check_exposure(host, token, insecure=insecure)
-    app = ServeApp(guard, token=token, max_body=max_body, deadline=deadline, workers=workers)
+    if workers < 1 or max_connections < 1:
+        raise ServeError("workers and max_connections must be at least 1")
+    app = ServeApp(
+        guard,
+        token=token,
+        max_body=max_body,
+        deadline=deadline,
+        workers=min(workers, max_connections),
+        max_workers=max_connections + max(4, max_connections // 4),
+        max_abandoned=max_abandoned,
+    )
     try:
-        return HookServer(app, host, port)
+        return HookServer(
+            app, host, port, max_connections=max_connections, request_timeout=request_timeout
+        )
     except OSError as exc:
         app.close()
         error = OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}")

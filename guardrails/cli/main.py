@@ -69,7 +69,9 @@ def check(file: str) -> None:
     """Load and compile FILE, report its bindings, and warn about matchers that match no tool
     and declared tools that no tool matcher matches.
 
-    Exits 1 on an invalid definition.
+    Exits 1 on an invalid definition, with one line saying where: a hook module that
+    cannot be imported (or exits as it is imported), a tool schema that is missing or
+    not a JSON Schema, a file too large or nested too deeply.
     """
     from ..dispatch.explain import check_definition
 

@@ -43,6 +43,15 @@ __all__ = ["exposure_warning", "serve", "startup_lines"]
     help="allow a --host beyond loopback without a token (anyone who reaches it drives the "
     "hooks)",
 )  # fmt: skip
+@click.option(
+    "--max-connections", type=click.IntRange(1), default=128, show_default=True, metavar="N",
+    help="connections served at once; past it the one waiting longest for its request is "
+    "dropped, or, when all are busy, the new one gets 503",
+)  # fmt: skip
+@click.option(
+    "--workers", type=click.IntRange(1), default=16, show_default=True, metavar="N",
+    help="deciding threads kept warm (more start on demand, one per connection at most)",
+)  # fmt: skip
 @click.option("--verbose", "-v", is_flag=True, help="log every request on stderr")
 def serve(
     config: str,
@@ -52,6 +61,8 @@ def serve(
     ledger_file: str | None,
     no_ledger: bool,
     insecure: bool,
+    max_connections: int,
+    workers: int,
     verbose: bool,
 ) -> None:
     """Answer Claude Code http hooks (POST /v1/claude/hook) from one warm process.
@@ -61,7 +72,10 @@ def serve(
     POST /v1/explain (a dry run) and GET /v1/health. Stops on Ctrl-C or SIGTERM.
     Requests from web pages (an Origin header, a non-JSON body, a foreign Host on
     loopback) are refused. An empty token (or $HOOKRAILS_TOKEN set but empty) is an
-    error, not "no auth": unset the variable to serve without a token.
+    error, not "no auth": unset the variable to serve without a token. A hook that
+    hangs fails its own event at the deadline and its session's next events at once,
+    never other sessions' events. A definition that does not load (a tool schema file
+    that is missing, say) stops it before it listens.
     """
     import logging
     import os
@@ -80,7 +94,15 @@ def serve(
         level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(message)s"
     )
     guard = Guard(config, ledger=False if no_ledger else ledger_file or True)
-    server = _serve.make_server(guard, host, port, token, insecure=insecure)
+    server = _serve.make_server(
+        guard,
+        host,
+        port,
+        token,
+        insecure=insecure,
+        max_connections=max_connections,
+        workers=workers,
+    )
     for line in startup_lines(server):
         click.echo(line)
     warning = exposure_warning(server)

@@ -26,6 +26,7 @@ from pydantic import (
 
 from ..errors import DefinitionError, one_line
 from ..events import EVENT_NAMES, EventName
+from .limits import check_depth, read_bytes, too_deep, yaml_document
 from .model import AgentDefinition, HookMatcher, ToolSpec
 
 __all__ = [
@@ -206,12 +207,13 @@ def _yaml_lines(root: Any, file: str) -> Lines:
 def _load_yaml(text: str, file: str) -> tuple[Any, Lines]:
     import yaml
 
-    try:
-        loader = yaml.SafeLoader(text)
-    except yaml.YAMLError as exc:  # the reader rejects control characters up front
+    try:  # the bounds of `limits` first: depth, alias expansion, recursive aliases
+        loader, root = yaml_document(text)
+    except yaml.YAMLError as exc:  # the reader rejects control characters up front, too
         raise _yaml_error(exc, text, file) from None
+    except DefinitionError as exc:
+        raise exc.within(file=file) from None
     try:
-        root = loader.get_single_node()
         lines = _yaml_lines(root, file)
         return (loader.construct_document(root) if root is not None else None), lines
     except yaml.YAMLError as exc:
@@ -290,11 +292,11 @@ def parse_file(path: Path) -> tuple[Any, Lines]:
     """The file's data, unvalidated, and where each key is (one-line errors with its line)."""
     file = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = read_bytes(file)
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise DefinitionError("file not found", file=file) from None
     except UnicodeDecodeError as exc:
-        raw = path.read_bytes()
         raise DefinitionError(
             f"not UTF-8 text: invalid byte 0x{raw[exc.start]:02x}",
             file=file,
@@ -302,35 +304,48 @@ def parse_file(path: Path) -> tuple[Any, Lines]:
         ) from None
     except OSError as exc:
         raise DefinitionError(f"cannot read: {exc.strerror or exc}", file=file) from None
+    except DefinitionError as exc:  # over the size limit
+        raise exc.within(file=file) from None
+    if "\r" in text:  # as read_text() reads it (universal newlines)
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     suffix = path.suffix.lower()
+    if suffix not in (".yaml", ".yml", ".json", ".toml"):
+        raise DefinitionError(
+            f"unsupported file type {suffix or '(none)'!r}",
+            file=file,
+            expected=".yaml, .yml, .toml or .json",
+        )
     if suffix in (".yaml", ".yml"):
         return _load_yaml(text, file)
     if suffix == ".json":
         try:
             data = json.loads(text)
+            check_depth(data)
         except json.JSONDecodeError as exc:
             raise DefinitionError(
                 f"invalid JSON: {exc.msg} (column {exc.colno})", file=file, line=exc.lineno
             ) from None
-        except RecursionError:
-            raise DefinitionError("invalid JSON: nested too deeply", file=file) from None
+        except RecursionError:  # deeper than the parser goes: far over the limit
+            raise too_deep().within(file=file) from None
+        except DefinitionError as exc:
+            raise exc.within(file=file) from None
         return data, json_lines(text, file)
-    if suffix == ".toml":
-        try:
-            return tomllib.loads(text), {}
-        except tomllib.TOMLDecodeError as exc:
-            message = one_line(str(exc))
-            at = _TOML_AT.search(message)
-            line = None
-            if at:
-                line = int(at.group(1))
-                message = f"{message[: at.start()]} (column {at.group(2)})"
-            raise DefinitionError(f"invalid TOML: {message}", file=file, line=line) from None
-    raise DefinitionError(
-        f"unsupported file type {suffix or '(none)'!r}",
-        file=file,
-        expected=".yaml, .yml, .toml or .json",
-    )
+    try:
+        data = tomllib.loads(text)
+        check_depth(data)
+        return data, {}
+    except RecursionError:
+        raise too_deep().within(file=file) from None
+    except DefinitionError as exc:
+        raise exc.within(file=file) from None
+    except tomllib.TOMLDecodeError as exc:
+        message = one_line(str(exc))
+        at = _TOML_AT.search(message)
+        line = None
+        if at:
+            line = int(at.group(1))
+            message = f"{message[: at.start()]} (column {at.group(2)})"
+        raise DefinitionError(f"invalid TOML: {message}", file=file, line=line) from None
 
 
 def load_definition(path: Path) -> AgentDefinition:

@@ -232,6 +232,8 @@ def _describe(exc: BaseException) -> str:
     """An ImportError's message already says what is missing; others get their type."""
     if isinstance(exc, ImportError):
         return one_line(exc) or type(exc).__name__
+    if isinstance(exc, SystemExit):
+        return f"it raised SystemExit({exc.code!r})"
     return describe(exc)
 
 
@@ -306,9 +308,15 @@ def _import_ref(ref: str, base_dir: str | None = None) -> Any:
         raise DefinitionError(f"bad hook reference {ref!r}", expected="'package.module:function'")
     try:
         obj: Any = import_from_folder(module_name, base_dir)
-    except Exception as exc:  # a module that fails to import in any way is a bad reference
+    except (Exception, SystemExit) as exc:
+        # a module that fails to import in any way is a bad reference; one that calls
+        # sys.exit() on import too: it must not end `hookrails check` (exit 0, silent), a
+        # hook process or a host
+        why = _describe(exc)
+        if isinstance(exc, SystemExit):
+            why = f"importing {why}; a hook module must not exit"
         raise DefinitionError(
-            f"cannot import module {module_name!r} for hook {ref!r}: {_describe(exc)}",
+            f"cannot import module {module_name!r} for hook {ref!r}: {why}",
             expected="an importable 'package.module:function'",
         ) from None
     for part in attr.split("."):
@@ -340,7 +348,7 @@ def _build(target: Any, params: dict[str, Any], ref: str) -> Hook:
     if isinstance(target, type):
         try:
             instance = target(**params)
-        except Exception as exc:  # whatever the class objects to, it is a bad configuration
+        except (Exception, SystemExit) as exc:  # whatever the class objects to: bad config
             why = one_line(exc) if isinstance(exc, TypeError | ValueError) else _describe(exc)
             raise DefinitionError(
                 f"cannot configure {ref!r}: {why}",

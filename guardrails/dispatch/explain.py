@@ -27,9 +27,18 @@ class CheckReport:
 
 def check_definition(path: str) -> CheckReport:
     """Load and compile ``path``; list bindings; warn about matchers that match no tool and
-    declared tools that no tool matcher matches."""
+    declared tools that no tool matcher matches.
+
+    Raises :class:`~guardrails.DefinitionError` (located) for what would fail at run
+    time too: a hook module that cannot be imported (or exits on import), and a
+    declared tool schema that is missing or not a JSON Schema, whether or not a hook
+    reads it yet.
+    """
+    from ..builtins.schema.guardrail import ToolSchemas
+
     definition = AgentDefinition.from_file(path)
-    guard = Guard(definition, ledger=False)  # checking writes nothing
+    guard = Guard(definition, ledger=False)  # checking writes nothing; the hooks check it
+    ToolSchemas().check(definition)
     report = CheckReport(definition)
     bindings = guard.bindings
     total = sum(len(v) for v in bindings.values())

@@ -42,7 +42,11 @@ class Guard(AsyncEventMethods):
     treats it as a denial). ``approval_timeout`` seconds without an answer deny.
     ``ledger``: a :class:`~guardrails.Ledger`, a path, ``True`` for the default
     location, or ``None`` to record only when the definition's ``ledger:`` key
-    or ``$HOOKRAILS_LEDGER`` names a file.
+    or ``$HOOKRAILS_LEDGER`` names a file. ``check``: each bound hook that can
+    checks the definition now (``check_definition``: the schema hooks compile
+    the declared tool schemas), so a missing or invalid schema file raises
+    :class:`~guardrails.DefinitionError` here; ``False`` leaves it to the first
+    call that needs it, which then fails (``hookrails hook``: one event per process).
 
     The per-event methods (``await guard.pre_tool_use(...)``) act on the default
     session; ``guard.session(id)`` gives another.
@@ -58,17 +62,20 @@ class Guard(AsyncEventMethods):
         tenant: str | None = None,
         cwd: str | None = None,
         ledger: Ledger | str | os.PathLike[str] | bool | None = None,
+        check: bool = True,
     ) -> None:
         if not isinstance(definition, AgentDefinition):
             definition = AgentDefinition.from_file(definition)
         self.definition = definition
+        self._index = ChainIndex(definition)
+        if check:
+            _check_hooks(definition, self._index.bindings)
         self.ledger = _open_ledger(ledger, definition)
         self.approver = approver
         self.approval_timeout = approval_timeout
         self.clock = clock
         self.tenant = tenant
         self.cwd = cwd
-        self._index = ChainIndex(definition)
         self._sessions: dict[str, Session] = {}
         self._default = self.session(cwd=cwd)
         self.sync = self._default.sync
@@ -191,6 +198,35 @@ class Guard(AsyncEventMethods):
             return wrapper
 
         return wrap(fn) if fn is not None else wrap
+
+
+def _check_hooks(definition: AgentDefinition, bindings: dict[str, list[Binding]]) -> None:
+    """Each distinct bound hook's ``check_definition(definition)``, once (docs/design.md §4).
+
+    A ``DefinitionError`` says where it is (``tools.x.schema``); anything else is
+    located at the binding whose hook raised it.
+    """
+    from ..errors import DefinitionError, describe
+
+    seen: set[int] = set()
+    for event, b in ((e, b) for e, entries in bindings.items() for b in entries):
+        check = getattr(b.fn, "check_definition", None)
+        if check is None or id(b.fn) in seen:
+            continue
+        seen.add(id(b.fn))
+        try:
+            check(definition)
+        except DefinitionError as exc:  # it says where inside; the file is the definition's
+            if exc.file or not definition.source:
+                raise
+            raise exc.within(file=definition.source, lines=definition.locations) from None
+        except Exception as exc:
+            mi, hi = b.order
+            raise DefinitionError(
+                f"hook {b.hook.name!r} rejects the definition: {describe(exc)}"
+            ).within(
+                "hooks", event, mi, "hooks", hi, file=definition.source, lines=definition.locations
+            ) from None
 
 
 def _open_ledger(ledger: Any, definition: AgentDefinition) -> Ledger | None:

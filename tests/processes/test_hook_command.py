@@ -272,6 +272,7 @@ def test_every_event_is_answered_on_stdout_and_recorded(
 # --- failures ---------------------------------------------------------------------------
 
 BROKEN_IMPORT = "raise RuntimeError('hooks module is broken')\n"
+EXIT_ON_IMPORT = "import sys\nsys.exit(0)\ndef check(e, c):\n    return None\n"
 
 
 def _project(tmp_path: Path, agent: str, **files: str) -> Path:
@@ -292,6 +293,7 @@ hooks:
 #: (name, a PreToolUse hook reference, hooks.py text): each must end in a refusal
 PRE_CRASHES = [
     ("module raises on import", "broken_hooks:check", BROKEN_IMPORT),
+    ("module calls sys.exit(0) on import", "exiting_hooks:check", EXIT_ON_IMPORT),
     ("hook raises", "crash_hooks:check", "def check(event, ctx):\n    raise KeyError('boom')\n"),
     ("hook calls sys.exit(0)", "crash_hooks:check",
      "import sys\ndef check(e, c):\n    sys.exit(0)\n"),
@@ -318,6 +320,24 @@ def test_a_crashing_pre_tool_use_hook_never_allows(
     assert run.refused, run
     if run.code == 2:
         one_line(run.err)
+
+
+def test_a_missing_schema_file_denies_that_tools_calls_and_no_others(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """The hook process does not compile schemas at load (Guard(check=False)): the call that
+    needs the missing one fails closed, with the reason; other calls are judged as usual."""
+    agent = "tools:\n  send: {schema: missing.json}\nhooks:\n  PreToolUse:\n"
+    config = _project(tmp_path, agent + "    - hooks: [schema_guardrail]\n")
+    answers = {}
+    for tool, tool_input in (("send", {"to": "a"}), ("Bash", {"command": "ls"})):
+        stdin = payload("PreToolUse", tmp_path, tool_name=tool, tool_input=tool_input)
+        run = hook("module", "--config", str(config), "--no-ledger", stdin=stdin, cwd=tmp_path,
+                   env=env)  # fmt: skip
+        answers[tool] = run
+    assert answers["send"].refused
+    assert "schema file 'missing.json' not found" in answers["send"].out
+    assert (answers["Bash"].code, answers["Bash"].answer) == (0, {})
 
 
 NOISY_HOOKS = """\
@@ -357,6 +377,10 @@ PROCESS_FAILURES: list[tuple[str, list[str], Any, str | None]] = [
     ("invalid YAML", [], None, "hooks:\n  PreToolUse: [\n"),
     ("invalid definition", [], None,
      "hooks:\n  PreToolUse:\n    - matcher: 'Bash('\n      hooks: [deny]\n"),
+    ("definition nested 5000 deep", [], None, "a: " + "[" * 5000 + "]" * 5000 + "\n"),
+    ("billion laughs definition", [], None, "tools: {t: {annotations: {l0: &l0 [lol, lol]\n"
+     + "".join(f", l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 10)}]\n" for i in range(1, 10))
+     + "}}}\n"),
     ("unknown option", ["--frobnicate"], None, "hooks: {}\n"),
     ("--ledger with --no-ledger", ["--ledger", "x.db", "--no-ledger"], None, "hooks: {}\n"),
 ]  # fmt: skip
@@ -384,6 +408,16 @@ def test_an_undecidable_pre_tool_use_fails_closed_with_one_line(
 
 
 def test_messages_say_what_is_wrong_and_where(env: dict[str, str], tmp_path: Path) -> None:
+    _project(tmp_path, PRE_ONLY.format(pre_hooks="exiting_hooks:check", stop_policy="block"),
+             exiting_hooks=EXIT_ON_IMPORT)  # fmt: skip
+    stdin = payload("PreToolUse", tmp_path, tool_input={"command": "ls"})
+    run = hook("module", "--config", "agent.yaml", stdin=stdin, cwd=tmp_path, env=env)
+    assert (run.code, run.out) == (2, "")  # not the module's exit 0 with nothing on stdout
+    assert (
+        "agent.yaml:4: hooks.PreToolUse[0].hooks[0]: cannot import module 'exiting_hooks'"
+        in one_line(run.err)
+        and "importing it raised SystemExit(0)" in run.err
+    )
     (tmp_path / "agent.yaml").write_text("hooks:\n  PreToolUse: [\n")
     stdin = payload("PreToolUse", tmp_path)
     run = hook("module", "--config", "agent.yaml", stdin=stdin, cwd=tmp_path, env=env)
@@ -409,6 +443,9 @@ POLICY_CASES: list[tuple[str, str, Any, str | None, int]] = [
         '{use: inject, with: {text: "x"}}', "broken_hooks:check"), 1),
     ("Stop, invalid definition says block", "Stop", {}, PRE_ONLY.format(
         pre_hooks="deny", stop_policy="block") + "bogus: 1\n", 2),
+    ("Stop, hooks module exits on import, continue", "Stop", {}, PRE_ONLY.format(
+        pre_hooks="deny", stop_policy="continue").replace(
+        '{use: inject, with: {text: "x"}}', "exiting_hooks:check"), 1),
     ("SessionStart, missing config", "SessionStart", {}, None, 1),
     ("UserPromptSubmit, missing config", "UserPromptSubmit", {}, None, 2),
     ("PreToolUse, on_failure continue still closes", "PreToolUse", "garbage",
@@ -432,7 +469,7 @@ def test_other_events_fail_by_their_matchers_on_failure(
     tmp_path: Path,
 ) -> None:
     if agent is not None:
-        _project(tmp_path, agent, broken_hooks=BROKEN_IMPORT)
+        _project(tmp_path, agent, broken_hooks=BROKEN_IMPORT, exiting_hooks=EXIT_ON_IMPORT)
     if isinstance(stdin, dict):
         stdin = payload(event, tmp_path, **stdin)
     args = ["--config", str(tmp_path / "agent.yaml"), "--event", event, "--no-ledger"]

@@ -180,8 +180,17 @@ class ToolSchemas:
         tools = self.tools(definition)
         found = tools.get(tool, _MISSING)
         if found is _MISSING:
-            found = tools[tool] = self._compile(definition, tool)
+            try:
+                found = tools[tool] = self._compile(definition, tool)
+            except DefinitionError as exc:  # at the line of tools.<tool>.schema
+                raise exc.within(lines=getattr(definition, "locations", None)) from None
         return found  # type: ignore[no-any-return]
+
+    def check(self, definition: Any) -> None:
+        """Resolve and compile every declared tool's schema now (raises ``DefinitionError``,
+        located): what a Guard does at load (``check_definition``) and ``hookrails check``."""
+        for tool in getattr(definition, "tools", None) or {}:
+            self.get(definition, tool)
 
     def _compile(self, definition: Any, tool: str) -> ToolSchema | None:
         specs = getattr(definition, "tools", None) or {}
@@ -243,8 +252,11 @@ class SchemaGuardrail:
 
     def check(self, definition: Any) -> None:
         """Resolve and compile every declared tool's schema now (raises ``DefinitionError``)."""
-        for tool in getattr(definition, "tools", None) or {}:
-            self.schemas.get(definition, tool)
+        self.schemas.check(definition)
+
+    #: a Guard calls it at load (docs/design.md §4): a missing or invalid schema fails
+    #: there, not as a denial of every call of that tool
+    check_definition = check
 
     def _unknown(self, tool: str) -> HookResult:
         return HookResult.deny(

@@ -24,6 +24,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ...definition.limits import check_depth, read_bytes, too_deep, yaml_document
 from ...errors import DefinitionError
 
 __all__ = ["builtin_schema", "builtin_tool_names", "resolve_schema"]
@@ -116,27 +117,58 @@ def _load_ref(ref: str, source: str | None, loc: tuple[str | int, ...]) -> Any:
             )
         path = packaged
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bytes(str(path)).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise DefinitionError(
             f"cannot read schema file {path}: {exc}", file=source, loc=loc
         ) from None
+    except DefinitionError as exc:  # the bounds of definition/limits.py
+        raise _bound(exc, path, source, loc) from None
     if path.suffix.lower() in (".yaml", ".yml"):
-        import yaml
-
-        try:
-            return yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            why = " ".join(str(exc).split())
-            raise DefinitionError(
-                f"schema file {path} is not valid YAML: {why}", file=source, loc=loc
-            ) from None
+        return _load_yaml(text, path, source, loc)
     try:
-        return json.loads(text)
+        data = json.loads(text)
+        check_depth(data)
     except json.JSONDecodeError as exc:
         raise DefinitionError(
             f"schema file {path} is not valid JSON: {exc}", file=source, loc=loc
         ) from None
+    except RecursionError:
+        raise _bound(too_deep(), path, source, loc) from None
+    except DefinitionError as exc:
+        raise _bound(exc, path, source, loc) from None
+    return data
+
+
+def _load_yaml(text: str, path: Path, source: str | None, loc: tuple[str | int, ...]) -> Any:
+    import yaml
+
+    try:
+        loader, root = yaml_document(text)
+    except DefinitionError as exc:
+        raise _bound(exc, path, source, loc) from None
+    except yaml.YAMLError as exc:
+        why = " ".join(str(exc).split())
+        raise DefinitionError(
+            f"schema file {path} is not valid YAML: {why}", file=source, loc=loc
+        ) from None
+    try:
+        return None if root is None else loader.construct_document(root)
+    except yaml.YAMLError as exc:
+        why = " ".join(str(exc).split())
+        raise DefinitionError(
+            f"schema file {path} is not valid YAML: {why}", file=source, loc=loc
+        ) from None
+    finally:
+        loader.dispose()
+
+
+def _bound(
+    exc: DefinitionError, path: Path, source: str | None, loc: tuple[str | int, ...]
+) -> DefinitionError:
+    """A bound of the schema file, said at the definition's ``tools.<tool>.schema``."""
+    at = f" (line {exc.line})" if exc.line else ""
+    return DefinitionError(f"schema file {path}{at}: {exc.message}", file=source, loc=loc)
 
 
 def _packaged(ref: str) -> Path | None:
@@ -158,8 +190,10 @@ def _import_model(ref: str, base: str, source: str | None, loc: tuple[str | int,
         obj: Any = import_from_folder(module_name, base)
         for part in attr.split("."):
             obj = getattr(obj, part)
-    except Exception as exc:  # any failure to import is a bad reference
+    except (Exception, SystemExit) as exc:  # any failure to import is a bad reference
         why = " ".join(str(exc).split()) or type(exc).__name__
+        if isinstance(exc, SystemExit):  # it must not end a check, a hook process or a host
+            why = f"importing it raised SystemExit({exc.code!r})"
         raise DefinitionError(
             f"cannot import schema {ref!r}: {why}",
             file=source,

@@ -198,3 +198,50 @@ def test_a_timed_out_command_hook_takes_its_children_with_it(tmp_path: Path) -> 
         time.sleep(0.05)
     else:
         raise AssertionError(f"the command's child {child} outlived the hook's timeout")
+
+
+#: (a hooks module's text, what the error says): a module that exits as it is imported
+EXITING_MODULES = [
+    ("import sys\nsys.exit(0)\n", "importing it raised SystemExit(0)"),
+    ("import sys\nsys.exit(3)\n", "importing it raised SystemExit(3)"),
+    ("raise SystemExit('bye')\n", "importing it raised SystemExit('bye')"),
+    ("exit()\n", "importing it raised SystemExit(None)"),
+]
+
+
+@pytest.mark.parametrize(("text", "says"), EXITING_MODULES, ids=[c[1] for c in EXITING_MODULES])
+def test_a_hook_module_that_exits_on_import_is_a_definition_error(
+    text: str, says: str, tmp_path: Path
+) -> None:
+    from guardrails.errors import DefinitionError
+
+    (tmp_path / "exits_on_import.py").write_text(text + "def h(event, ctx):\n    return None\n")
+    with pytest.raises(DefinitionError) as err:  # not SystemExit: the caller goes on
+        AgentDefinition(
+            hooks={"PreToolUse": [HookMatcher(hooks=["exits_on_import:h"], base_dir=str(tmp_path))]}
+        )
+    assert says in str(err.value) and "a hook module must not exit" in str(err.value)
+    assert err.value.path == "hooks[0]"  # the matcher's; the definition prefixes its place
+    assert "exits_on_import" not in sys.modules
+
+
+def test_a_hook_class_that_exits_as_it_is_configured_is_a_definition_error(
+    tmp_path: Path,
+) -> None:
+    from guardrails.errors import DefinitionError
+
+    (tmp_path / "exiting_class.py").write_text(
+        "import sys\nclass Hook:\n    def __init__(self, **kw):\n        sys.exit(0)\n"
+        "    def __call__(self, event, ctx):\n        return None\n"
+    )
+    with pytest.raises(DefinitionError, match=r"cannot configure 'exiting_class:Hook'.*SystemExit"):
+        AgentDefinition(
+            hooks={
+                "PreToolUse": [
+                    HookMatcher(
+                        hooks=[{"use": "exiting_class:Hook", "with": {"x": 1}}],
+                        base_dir=str(tmp_path),
+                    )
+                ]
+            }
+        )

@@ -475,8 +475,12 @@ def test_missing_schema_file_is_a_clear_error(tmp_path: Path) -> None:
     text = str(err.value)
     assert text.startswith(str(path))
     assert "tools.create_user.schema: schema file 'schemas/nope.json' not found" in text
-    # at call time the hook fails closed, with the same explanation
-    d = Guard(definition).sync.pre_tool_use("create_user", {"name": "a"})
+    # a Guard fails at load with the same error, at the line of the schema
+    with pytest.raises(DefinitionError) as at_load:
+        Guard(definition)
+    assert str(at_load.value) == text and at_load.value.line == 2
+    # one that leaves it to the call (a hook process): the hook fails closed, same explanation
+    d = Guard(definition, check=False).sync.pre_tool_use("create_user", {"name": "a"})
     assert d.decision == "deny"
     assert "schema file 'schemas/nope.json' not found" in (d.reason or "")
 

@@ -1,0 +1,175 @@
+"""The connections of ``hookrails serve``: how many, how long a request may take to arrive.
+
+Each connection has a thread (``ThreadingHTTPServer``), so slow or idle clients
+could take every thread (slowloris: 500 slow sockets made 500 threads). Here:
+
+* a request must arrive whole (line, headers, body) within ``request_timeout``
+  of its first byte; a keep-alive connection may idle ``idle_timeout`` between
+  requests; each read waits only what is left, so a byte a second cannot
+  stretch either;
+* at most ``max_connections`` connections. At the cap a new one takes the place
+  of the connection that has waited longest for its request (idle, or its
+  request still trickling in), whose socket is shut so its thread ends at once;
+  up to ``slack`` such evicted threads may still be ending (past that, the
+  accepting thread waits up to ``EVICTION_WAIT`` for one to end: a burst of
+  connections is accepted at the pace threads end, and the kernel's backlog
+  holds the rest). When every connection is busy (its request read: deciding
+  or answering), the new one is answered 503 and closed at once, on the
+  accepting thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import socket
+import threading
+import time
+from typing import Any, Final
+
+__all__ = ["BUSY_RESPONSE", "EVICTION_WAIT", "Conn", "Connections", "DeadlineReader"]
+
+#: seconds the accepting thread waits for an evicted connection's thread to end
+EVICTION_WAIT: Final = 1.0
+
+_BUSY_BODY: Final = (
+    b'{"error": "hookrails serve is at its connection limit and every connection is busy: '
+    b'try again"}'
+)
+#: the whole answer to a connection over the cap (it fits a socket's send buffer)
+BUSY_RESPONSE: Final = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+    b"Content-Length: %d\r\nRetry-After: 1\r\nCache-Control: no-store\r\n"
+    b"Connection: close\r\n\r\n%s" % (len(_BUSY_BODY), _BUSY_BODY)
+)
+
+
+class Conn:
+    """One connection: whether its thread waits for a request (idle, or the request still
+    coming in: it may then be evicted), since when, its read deadline, and whether it was
+    evicted."""
+
+    __slots__ = ("deadline", "evicted", "reading", "since", "sock", "started")
+
+    def __init__(self, sock: socket.socket, idle_timeout: float) -> None:
+        self.sock = sock
+        self.since = time.monotonic()
+        self.deadline = self.since + idle_timeout
+        self.reading = True
+        self.started = False
+        self.evicted = False
+
+
+class DeadlineReader(io.RawIOBase):
+    """The socket, read under its connection's deadline (wrap it in ``io.BufferedReader``):
+    the idle wait, then the whole request within ``request_timeout`` of its first byte."""
+
+    def __init__(self, sock: socket.socket, conn: Conn, request_timeout: float) -> None:
+        self.sock = sock
+        self.conn = conn
+        self.request_timeout = request_timeout
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        conn = self.conn
+        left = conn.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request did not arrive in time")
+        self.sock.settimeout(left)
+        n = self.sock.recv_into(buffer)
+        if n and not conn.started:  # the first byte: the request's own deadline begins
+            conn.started = True
+            conn.deadline = time.monotonic() + self.request_timeout
+        return n
+
+
+class Connections:
+    """The table of open connections, and the admission rule of the module docstring."""
+
+    def __init__(self, max_connections: int, *, idle_timeout: float) -> None:
+        if max_connections < 1:
+            raise ValueError("max_connections must be at least 1")
+        self.max_connections = max_connections
+        #: evicted connections whose threads are still ending, on top of the cap
+        self.slack = max(4, max_connections // 4)
+        self.idle_timeout = idle_timeout
+        self._open: dict[socket.socket, Conn] = {}
+        self._lock = threading.Condition()
+
+    def admit(
+        self, sock: socket.socket, wait: float = EVICTION_WAIT
+    ) -> tuple[Conn | None, Conn | None]:
+        """``(the new connection's record or None: refuse it, the evicted one or None)``.
+        The caller shuts the evicted one's socket (:func:`evict`)."""
+        end = time.monotonic() + wait
+        with self._lock:
+            while True:
+                count = len(self._open)
+                victim = None
+                if count >= self.max_connections:
+                    waiting = [c for c in self._open.values() if c.reading and not c.evicted]
+                    victim = min(waiting, key=lambda c: c.since, default=None)
+                    if victim is None:
+                        return None, None  # every connection is busy
+                    left = end - time.monotonic()
+                    if count >= self.max_connections + self.slack:
+                        if left <= 0:
+                            return None, None
+                        self._lock.wait(left)  # for an evicted one to end (``drop``)
+                        continue
+                    victim.evicted = True
+                conn = self._open[sock] = Conn(sock, self.idle_timeout)
+                return conn, victim
+
+    def drop(self, sock: Any) -> None:
+        with self._lock:
+            if self._open.pop(sock, None) is not None:
+                self._lock.notify_all()
+
+    def get(self, sock: socket.socket) -> Conn:
+        with self._lock:
+            conn = self._open.get(sock)
+        return conn if conn is not None else Conn(sock, self.idle_timeout)
+
+    def await_request(self, conn: Conn) -> None:
+        """The connection waits for its next request: evictable again, the idle deadline."""
+        with self._lock:
+            conn.reading, conn.started = True, False
+            conn.since = time.monotonic()
+            conn.deadline = conn.since + self.idle_timeout
+
+    def request_read(self, conn: Conn) -> None:
+        """The request is in: its answer is not evicted (``ConnectionError`` when it was,
+        while it was read)."""
+        with self._lock:
+            if conn.evicted:
+                raise ConnectionError("the connection was evicted for a new one")
+            conn.reading = False
+
+    def waiting(self) -> int:
+        """Connections waiting for a request (idle or one coming in): the evictable ones."""
+        with self._lock:
+            return sum(1 for c in self._open.values() if c.reading and not c.evicted)
+
+    def sockets(self) -> list[socket.socket]:
+        with self._lock:
+            return list(self._open)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._open)
+
+
+def evict(conn: Conn) -> None:
+    """Shut an evicted connection's socket: its thread's read returns, and it ends."""
+    with contextlib.suppress(OSError):
+        conn.sock.shutdown(socket.SHUT_RDWR)
+
+
+def refuse(sock: socket.socket) -> None:
+    """Answer 503 without blocking (dropped if it does not fit the send buffer)."""
+    with contextlib.suppress(OSError):
+        sock.setblocking(False)
+        sock.send(BUSY_RESPONSE)

@@ -1,0 +1,386 @@
+"""``hookrails serve`` stays available: a hung hook stalls its own session only, and slow or
+idle connections cannot take every thread. Each test starts its server on 127.0.0.1 and stops
+it (releasing every hook it holds) even when it fails. Causality over timing: hooks block on
+Events, and "at once" is only ever a generous bound where it is the point."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from guardrails import AgentDefinition, Guard, HookMatcher, HookResult, Ledger
+from guardrails.claude_code import http_server
+from guardrails.claude_code import serve_connections as _conns
+from guardrails.claude_code.http_decider import DEFAULT_WORKERS
+from guardrails.claude_code.http_server import HOOK_ROUTE, HookServer
+from guardrails.cli.main import cli
+from tests._db import rows
+from tests.unit.claude_code.test_http_server import Client, blocks, eventually, pre, serving
+
+
+class Hooks:
+    """A PreToolUse hook: sessions named ``hung*`` hang until ``release``; ``rm`` is denied."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.entered: list[str] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, event: Any, ctx: Any) -> HookResult | None:
+        if event.session_id.startswith("hung"):
+            with self.lock:
+                self.entered.append(event.session_id)
+            self.release.wait(120)
+        if event.tool_input["command"].startswith("rm"):
+            return HookResult.deny("rm is not allowed here")
+        return None
+
+
+@contextmanager
+def hung_server(ledger_path: str, **kwargs: Any) -> Iterator[tuple[HookServer, Hooks]]:
+    hooks = Hooks()
+    guard = Guard(
+        AgentDefinition(hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[hooks])]}),
+        ledger=Ledger(ledger_path),
+    )
+    try:
+        with serving(guard, **kwargs) as srv:
+            yield srv, hooks
+    finally:
+        hooks.release.set()  # no thread outlives the test
+
+
+def ask(srv: HookServer, payload: dict[str, Any]) -> dict[str, Any]:
+    c = Client(srv)
+    try:
+        return c.hook(payload)
+    finally:
+        c.close()
+
+
+def reason(answer: dict[str, Any]) -> str:
+    return str(answer["hookSpecificOutput"]["permissionDecisionReason"])
+
+
+def calls(ledger_path: str) -> dict[str, tuple[str, str, str]]:
+    found = rows(ledger_path, "SELECT tool_call_id, decision, status, reason FROM tool_calls")
+    return {r["tool_call_id"]: (r["decision"], r["status"], r["reason"] or "") for r in found}
+
+
+# --- hung hooks ---------------------------------------------------------------------------
+
+
+@pytest.mark.slow  # waits out a real deadline
+def test_hung_hooks_stall_only_their_own_sessions_and_every_event_is_recorded(
+    ledger_path: str,
+) -> None:
+    workers, deadline = 2, 5.0
+    hung = [f"hung{i}" for i in range(workers + 1)]  # more hung sessions than warm workers
+    fast = [(f"fast{i}", "rm -rf build" if i % 2 else "ls") for i in range(6)]
+    with hung_server(ledger_path, workers=workers, deadline=deadline) as (srv, hooks):
+        answers: dict[str, dict[str, Any]] = {}
+        answered_hung: list[str] = []
+
+        def ask_hung(session: str) -> None:
+            answers[session] = ask(srv, pre("ls", session=session, call=f"toolu_{session}"))
+            answered_hung.append(session)
+
+        pending = [threading.Thread(target=ask_hung, args=(s,)) for s in hung]
+        for t in pending:
+            t.start()
+        assert eventually(lambda: len(hooks.entered) == len(hung))  # all hang, side by side
+        for session, command in fast:
+            answer = ask(srv, pre(command, session=session, call=f"toolu_{session}"))
+            assert answered_hung == []  # answered while every hung event still waits
+            assert blocks(answer) == command.startswith("rm")
+            assert answer == {} or reason(answer) == "rm is not allowed here"
+        for t in pending:
+            t.join(deadline * 4)
+        for session in hung:  # at its deadline, by the failure policy: PreToolUse closed
+            assert blocks(answers[session])
+            assert f"no decision within {deadline:g}s" in reason(answers[session])
+        # a hung session's next event is refused at once, while its hook still hangs
+        again = ask(srv, pre("ls", session="hung0", call="toolu_hung0_again"))
+        assert not hooks.release.is_set()
+        assert blocks(again) and "still running past its deadline" in reason(again)
+        health = srv.app.health()
+        assert health["status"] == "degraded"
+        assert (health["workers"]["abandoned"], health["stuck_sessions"]) == (len(hung),) * 2
+        hooks.release.set()
+        assert eventually(lambda: srv.app.health()["status"] == "ok")
+        # the session is free again once its hook returned
+        assert ask(srv, pre("ls", session="hung0", call="toolu_hung0_later")) == {}
+    recorded = calls(ledger_path)
+    for session in hung:  # the refusal Claude was given, never the late allow
+        assert recorded[f"toolu_{session}"][:2] == ("deny", "denied")
+        assert "no decision within" in recorded[f"toolu_{session}"][2]
+    assert recorded["toolu_hung0_again"][:2] == ("deny", "denied")
+    assert "still running past its deadline" in recorded["toolu_hung0_again"][2]
+    for session, command in fast:
+        assert recorded[f"toolu_{session}"][0] == ("deny" if command.startswith("rm") else "allow")
+    assert recorded["toolu_hung0_later"][0] == "allow"
+    assert len(recorded) == len(hung) + len(fast) + 2
+
+
+@pytest.mark.slow  # waits out a real deadline
+def test_past_the_cap_of_set_aside_threads_events_fail_at_once_until_a_hook_returns(
+    ledger_path: str,
+) -> None:
+    with hung_server(ledger_path, workers=1, deadline=1.0, max_abandoned=0) as (srv, hooks):
+        first = ask(srv, pre("ls", session="hung0", call="toolu_hung"))
+        assert "no decision within 1s" in reason(first)
+        refused = ask(srv, pre("ls", session="other", call="toolu_other"))  # no thread left
+        assert not hooks.release.is_set()
+        assert blocks(refused) and "over the limit of 0" in reason(refused)
+        hooks.release.set()
+        assert eventually(lambda: srv.app.health()["workers"]["abandoned"] == 0)
+        assert ask(srv, pre("ls", session="other", call="toolu_other_later")) == {}
+    recorded = calls(ledger_path)
+    assert recorded["toolu_other"][:2] == ("deny", "denied")
+    assert recorded["toolu_other_later"][0] == "allow"
+
+
+def test_waiting_for_a_busy_session_holds_no_worker(ledger_path: str) -> None:
+    """Events of one session queue on its turn, not on the workers: another session is still
+    decided while the first holds the only warm worker and more of its events wait."""
+    with hung_server(ledger_path, workers=1) as (srv, hooks):
+        waiting = [
+            threading.Thread(target=ask, args=(srv, pre("ls", session="hung0", call=f"t{i}")))
+            for i in range(4)
+        ]
+        for t in waiting:
+            t.start()
+        assert eventually(lambda: hooks.entered == ["hung0"])
+        assert eventually(lambda: srv.app.health()["in_flight"] == 4)
+        assert srv.app.health()["workers"]["busy"] == 1  # the waiting three hold none
+        assert blocks(ask(srv, pre("rm -rf x", session="other", call="t_other")))
+        assert hooks.entered == ["hung0"]  # one at a time within the session
+        hooks.release.set()
+        for t in waiting:
+            t.join(30)
+        assert hooks.entered == ["hung0"] * 4
+    assert len(calls(ledger_path)) == 5
+
+
+# --- connections ----------------------------------------------------------------------------
+
+
+def _quick(**kwargs: Any) -> Guard:
+    return Guard(
+        AgentDefinition(hooks={"PreToolUse": [HookMatcher(matcher="Bash(rm *)", hooks=["deny"])]}),
+        ledger=False,
+        **kwargs,
+    )
+
+
+def _closed_by_server(sock: socket.socket) -> bool:
+    """Whether the server hung up on ``sock`` (EOF or a reset), waiting up to a minute."""
+    sock.settimeout(60)
+    try:
+        while True:
+            data = sock.recv(65536)
+            if not data:
+                return True
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+
+
+#: how a slow client holds a connection: what it sends, then nothing more
+SLOW_CLIENTS: list[tuple[str, bytes]] = [
+    ("silent", b""),
+    ("half a request line", b"POST /v1/claude/hoo"),
+    ("headers never end", b"POST /v1/claude/hook HTTP/1.1\r\nHost: 127.0.0.1\r\n"),
+    (
+        "body never ends",
+        b"POST /v1/claude/hook HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+        b"\r\nContent-Length: 1000\r\n\r\n{",
+    ),
+]
+
+
+@pytest.mark.slow  # hundreds of sockets
+def test_many_slow_sockets_keep_the_threads_bounded_and_a_client_is_still_answered() -> None:
+    cap, sockets = 16, 400
+    base = threading.active_count()
+    with serving(_quick(), max_connections=cap, workers=2, request_timeout=60) as srv:
+        bound = base + 1 + 2 + cap + srv.conns.slack  # serving thread, warm workers, conns
+        opened: list[socket.socket] = []
+        try:
+            peak = 0
+            for i in range(sockets):
+                s = socket.create_connection((srv.host, srv.port), timeout=10)
+                opened.append(s)
+                payload = SLOW_CLIENTS[i % len(SLOW_CLIENTS)][1]
+                if payload:
+                    s.sendall(payload.replace(b"127.0.0.1", f"127.0.0.1:{srv.port}".encode()))
+                peak = max(peak, threading.active_count())
+            assert peak <= bound
+            client = Client(srv)
+            answer = client.hook(pre("rm -rf /", session="normal"))
+            client.close()
+            assert blocks(answer)  # answered, and right
+            assert threading.active_count() <= bound
+            assert len(srv.conns) <= cap + srv.conns.slack
+        finally:
+            for s in opened:
+                s.close()
+
+
+@pytest.mark.parametrize(("case", "sent"), SLOW_CLIENTS[1:], ids=[c[0] for c in SLOW_CLIENTS[1:]])
+def test_a_request_that_does_not_arrive_in_time_is_cut_off(case: str, sent: bytes) -> None:
+    with serving(_quick(), request_timeout=0.5) as srv:
+        s = socket.create_connection((srv.host, srv.port), timeout=10)
+        try:
+            s.sendall(sent.replace(b"127.0.0.1", f"127.0.0.1:{srv.port}".encode()))
+            assert _closed_by_server(s)  # no thread waits on it past request_timeout
+            assert eventually(lambda: len(srv.conns) == 0)
+        finally:
+            s.close()
+
+
+def test_a_request_trickling_in_a_byte_at_a_time_is_cut_off_at_its_deadline() -> None:
+    request = b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Pad: " + b"a" * 400
+    with serving(_quick(), request_timeout=0.5) as srv:
+        s = socket.create_connection((srv.host, srv.port), timeout=10)
+        sent = 0
+        try:
+            for byte in (request % srv.port)[:-1]:
+                try:
+                    s.send(bytes([byte]))
+                except OSError:
+                    break
+                sent += 1
+                time.sleep(0.01)  # 400 bytes: 4 s, well past the request's 0.5 s
+            assert _closed_by_server(s)
+            assert sent < len(request) - 1  # cut off before it was all sent
+        finally:
+            s.close()
+
+
+def test_at_the_cap_a_new_connection_takes_the_place_of_an_idle_one() -> None:
+    with serving(_quick(), max_connections=1) as srv:
+        idle = Client(srv)
+        assert idle.hook(pre("ls")) == {}
+        assert eventually(lambda: srv.conns.waiting() == 1)  # an idle keep-alive connection
+        fresh = Client(srv)
+        assert blocks(fresh.hook(pre("rm -rf x")))
+        assert idle.conn.sock is not None and _closed_by_server(idle.conn.sock)
+        assert srv.app.health()["evicted_connections"] == 1
+        fresh.close()
+        idle.close()
+
+
+def test_at_the_cap_with_every_connection_deciding_a_new_one_gets_503_at_once(
+    ledger_path: str,
+) -> None:
+    with hung_server(ledger_path, max_connections=1) as (srv, hooks):
+        busy: dict[str, Any] = {}
+        t = threading.Thread(
+            target=lambda: busy.update(a=ask(srv, pre("rm x", session="hung0", call="t1")))
+        )
+        t.start()
+        assert eventually(lambda: hooks.entered == ["hung0"])
+        conn = http.client.HTTPConnection(srv.host, srv.port, timeout=30)
+        conn.request("GET", "/v1/health")
+        response = conn.getresponse()
+        assert response.status == 503 and response.getheader("Connection") == "close"
+        assert "connection limit" in json.loads(response.read())["error"]
+        conn.close()
+        assert t.is_alive()  # the busy connection was not evicted for it
+        hooks.release.set()
+        t.join(30)
+        assert blocks(busy["a"]) and reason(busy["a"]) == "rm is not allowed here"
+        assert srv.app.health()["refused_connections"] == 1
+
+
+def test_a_chunked_body_with_endless_trailers_is_refused() -> None:
+    with serving(_quick()) as srv:
+        s = socket.create_connection((srv.host, srv.port), timeout=10)
+        try:
+            head = (
+                f"POST {HOOK_ROUTE}?event=PreToolUse HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\n"
+                "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                "2\r\n{}\r\n0\r\n"
+            )
+            s.sendall(head.encode() + b"X-Trailer: 1\r\n" * 100)
+            reply = b""
+            while b"\r\n\r\n" not in reply or not reply.rstrip().endswith(b"}"):
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                reply += chunk
+            assert reply.startswith(b"HTTP/1.1 200") and b"too many trailer lines" in reply
+            assert b'"permissionDecision":"deny"' in reply  # PreToolUse: closed
+        finally:
+            s.close()
+
+
+def test_the_cli_defaults_are_the_servers() -> None:
+    params = {p.name: p.default for p in cli.commands["serve"].params}
+    assert params["max_connections"] == http_server.DEFAULT_MAX_CONNECTIONS
+    assert params["workers"] == DEFAULT_WORKERS
+    result = CliRunner().invoke(cli, ["serve", "--config", "x.yaml", "--max-connections", "0"])
+    assert result.exit_code == 2 and "max-connections" in result.output
+
+
+# --- the admission rule, without a server ---------------------------------------------------
+
+
+@contextmanager
+def socket_pairs(n: int) -> Iterator[list[socket.socket]]:
+    pairs = [socket.socketpair() for _ in range(n)]
+    try:
+        yield [a for a, _ in pairs]
+    finally:
+        for a, b in pairs:
+            a.close()
+            b.close()
+
+
+def test_admission_evicts_the_connection_that_waited_longest_and_never_a_busy_one() -> None:
+    conns = _conns.Connections(2, idle_timeout=60)
+    with socket_pairs(4) as socks:
+        first, _ = conns.admit(socks[0])
+        second, _ = conns.admit(socks[1])
+        assert first is not None and second is not None
+        conns.request_read(first)  # deciding: not evictable
+        third, victim = conns.admit(socks[2])
+        assert third is not None and victim is second and second.evicted
+        with pytest.raises(ConnectionError):  # its request, if it had one, is not answered
+            conns.request_read(second)
+        conns.drop(socks[1])
+        conns.request_read(third)
+        refused: list[Any] = []
+        t = threading.Thread(target=lambda: refused.append(conns.admit(socks[3], wait=60)))
+        t.start()
+        t.join(10)  # every connection busy: refused at once, not after the wait
+        assert not t.is_alive() and refused == [(None, None)]
+
+
+def test_admission_waits_for_evicted_connections_to_end_before_evicting_more() -> None:
+    conns = _conns.Connections(1, idle_timeout=60)
+    conns.slack = 1
+    with socket_pairs(3) as socks:
+        conns.admit(socks[0])
+        second, victim = conns.admit(socks[1])  # evicts the first; its thread still ends
+        assert second is not None and victim is not None
+        admitted: list[Any] = []
+        t = threading.Thread(target=lambda: admitted.append(conns.admit(socks[2], wait=60)))
+        t.start()
+        t.join(0.2)
+        assert t.is_alive()  # at cap + slack: it waits for the evicted one to end
+        conns.drop(socks[0])
+        t.join(10)
+        assert admitted and admitted[0][0] is not None and admitted[0][1] is second
+        assert conns.admit(socks[0], wait=0.01) == (None, None)  # none ended in time
