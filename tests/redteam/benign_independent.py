@@ -15,8 +15,8 @@ public sessions, each a different workflow:
 Every distinct command, at most three per leading words, verbatim except the
 project root (``@ROOT@``) and the user's home (``~``). Left out: commands holding
 credentials (a deploy token), printing the environment, deleting a GitHub
-repository, ``rm -rf .git``, history rewrites with ``--force``, and one garbled
-by the export.
+repository, ``rm -rf .git``, history rewrites and a push with ``--force`` (denied by
+the default rules on purpose), and one garbled by the export.
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ DASHBOARD: tuple[str, ...] = (
     "vercel whoami",
     "gh auth status",
     "gh repo create dashboard-contingencia --public --source=. --remote=origin --push",
-    'git rm --cached secom-359014-5e068b038fcd.json && git commit --amend -m "Initial commit - Dashboard with advanced search parser" && git remote add origin https://github.com/manueladasmemunosz-commits/dashboard-contingencia.git && git push -u origin master --force',
     "git remote -v",
     "gh repo list --limit 50 | grep dashboard",
     "git rm --cached secom-359014-5e068b038fcd.json && git commit --amend --no-edit && git remote add origin https://github.com/manueladasmemunosz-commits/dashboard-analisis-politico.git && git push -u origin master",

@@ -33,9 +33,13 @@ import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from guardrails.builtins.shell.syntax import MAX_DEPTH
+
 __all__ = [
     "CATEGORIES",
     "CLASSES",
+    "NESTING_MARKS",
+    "TOO_DEEP",
     "Benign",
     "Evasion",
     "benign",
@@ -46,6 +50,10 @@ __all__ = [
     "nest_substitutions",
 ]
 
+#: how a deny reason names nesting past the analyser's depth limit
+NESTING_MARKS = ("nesting", "nested", "deep", "deeper", "depth", "level", "levels")
+#: one more level than the analyser follows (``syntax.MAX_DEPTH``): the nesting cases go past it
+TOO_DEEP = MAX_DEPTH + 1
 #: what a red-team case tries to do
 CATEGORIES = ("delete", "download_exec", "protected_write", "exfiltration")
 #: what the guards owe it (see the module docstring)

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 import shlex
 
-from .cases import Evasion, group, nest_bash_c, nest_eval, nest_substitutions
+from .cases import (
+    NESTING_MARKS,
+    TOO_DEEP,
+    Evasion,
+    group,
+    nest_bash_c,
+    nest_eval,
+    nest_substitutions,
+)
 
 __all__ = ["CASES"]
 
@@ -549,16 +557,18 @@ CASES: list[Evasion] = [
         "del-nesting",
         "nesting past the analyser's depth limit hides the innermost command",
         [
-            nest_substitutions(13, "rm -rf /"),
-            nest_substitutions(14, "rm -rf ~"),
-            nest_substitutions(20, "rm -rf /"),
-            nest_eval(13, "rm -rf /"),
-            nest_eval(15, "rm -rf ~"),
-            nest_bash_c(13, "rm -rf /"),
-            "bash -c " + shlex.quote(nest_substitutions(12, "rm -rf /")),
-            nest_substitutions(7, "eval " + shlex.quote(nest_substitutions(6, "rm -rf /"))),
-            nest_substitutions(6, nest_eval(7, "rm -rf ~")),
+            nest_substitutions(TOO_DEEP, "rm -rf /"),
+            nest_substitutions(TOO_DEEP + 1, "rm -rf ~"),
+            nest_substitutions(TOO_DEEP + 7, "rm -rf /"),
+            nest_eval(TOO_DEEP, "rm -rf /"),
+            nest_eval(TOO_DEEP + 2, "rm -rf ~"),
+            nest_bash_c(TOO_DEEP, "rm -rf /"),
+            "bash -c " + shlex.quote(nest_substitutions(TOO_DEEP - 1, "rm -rf /")),
+            nest_substitutions(
+                7, "eval " + shlex.quote(nest_substitutions(TOO_DEEP - 8, "rm -rf /"))
+            ),
+            nest_substitutions(6, nest_eval(TOO_DEEP - 6, "rm -rf ~")),
         ],
-        unseen=("nest", "deep", "depth", "level"),
+        unseen=NESTING_MARKS,
     ),
 ]

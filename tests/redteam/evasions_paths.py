@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import base64
 
-from .cases import Evasion, group
+from .cases import NESTING_MARKS, TOO_DEEP, Evasion, group, nest_eval, nest_substitutions
 
 __all__ = ["CASES"]
 
@@ -439,9 +439,9 @@ CASES: list[Evasion] = [
         "pw-nesting",
         "the write sits past the analyser's depth limit",
         [
-            ("echo " + "$(echo " * 12 + "$(echo x > .env)" + ")" * 12, ".env"),
-            ("eval " * 13 + "'echo x > .env'", ".env"),
+            (nest_substitutions(TOO_DEEP, "echo x > .env"), ".env"),
+            (nest_eval(TOO_DEEP, "'echo x > .env'"), ".env"),
         ],
-        unseen=("nest", "deep", "depth", "level"),
+        unseen=NESTING_MARKS,
     ),
 ]
