@@ -96,20 +96,32 @@ def print_report(d: dict[str, Any]) -> None:
             print(f"  DID NOT WRITE {s['id']}: {s['command']!r} (exit {s['exit']}) {s['output']!r}")
 
 
-def xfail_list(d: dict[str, Any]) -> str:
-    """The failing cases as test_redteam.py's XFAIL table: whole techniques where all fail."""
-    by_tech: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for c in d["cases"]:
-        by_tech[c["id"].rsplit("-", 1)[0]].append(c)
+def _ranges(numbers: list[int]) -> str:
+    """``[1, 2, 3, 5]`` -> ``"1-3 5"``."""
+    out: list[str] = []
+    start = prev = numbers[0]
+    for n in [*numbers[1:], None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        out.append(str(start) if start == prev else f"{start}-{prev}")
+        if n is not None:
+            start = prev = n
+    return " ".join(out)
+
+
+def xfail_list(cases: list[dict[str, Any]], key: str = "passes") -> str:
+    """The failing cases in test_redteam.py's XFAIL form: technique -> variant numbers or ALL."""
+    by_tech: dict[str, list[tuple[int, bool]]] = defaultdict(list)
+    for c in cases:
+        tech, _, n = c["id"].rpartition("-")
+        by_tech[tech].append((int(n), bool(c[key])))
     lines = []
     for tech, rows in by_tech.items():
-        failing = [r["id"] for r in rows if not r["passes"]]
-        if not failing:
-            continue
-        if len(failing) == len(rows):
-            lines.append(f'    "{tech}",')
-        else:
-            lines.extend(f'    "{i}",' for i in failing)
+        failing = sorted(n for n, ok in rows if not ok)
+        if failing:
+            value = "ALL" if len(failing) == len(rows) else repr(_ranges(failing))
+            lines.append(f"    {tech!r}: {value},".replace("'", '"'))
     return "\n".join(lines)
 
 
@@ -124,7 +136,10 @@ def main(argv: list[str] | None = None) -> int:
         report = evaluate(root, ALL, {"benign": BENIGN, "independent": BENIGN_INDEPENDENT})
     d = report.as_dict()
     if args.xfail_list:
-        print(xfail_list(d))
+        print("XFAIL = {\n" + xfail_list(d["cases"]) + "\n}")
+        asked = [c for c in d["cases"] if "passes_ask" in c]
+        if asked:
+            print("XFAIL_ASK = {\n" + xfail_list(asked, "passes_ask") + "\n}")
         return 0
     if not args.no_sandbox:
         d["path_proof"] = path_proof(ALL)
