@@ -6,7 +6,8 @@ how many evasions were denied, asked and bypassed; how many opaque cases were
 denied as opaque (and, once the guards take ``opaque: ask``, asked); for each
 benign corpus the false-deny rate with every stopped command and the guard's
 reason. Then it executes every protected-path case in a throwaway sandbox and
-reports any whose write did not happen (a corpus bug).
+reports any whose write did not happen (a corpus bug), and how often the hand
+parser splits a line into the same simple commands as tree-sitter-bash.
 
     .venv/bin/python benchmarks/redteam.py               # the table
     .venv/bin/python benchmarks/redteam.py --json        # the same, as JSON (with every case)
@@ -84,6 +85,20 @@ def print_report(d: dict[str, Any]) -> None:
             cmd = s["command"].replace("\n", "\\n")
             cmd = cmd if len(cmd) <= 110 else cmd[:107] + "..."
             print(f"  {s['decision']:<5} {cmd}\n        {s['reason'][:160]}")
+    diff = d.get("differential")
+    if diff:
+        print("\nhand parser vs tree-sitter-bash (same simple commands, or the line is opaque):")
+        for name, r in diff.items():
+            print(
+                f"  {name:<12} {r['total']:>5} lines: agree {r['agree']}, opaque {r['opaque']}, "
+                f"disagree {r['disagree']}, tree-sitter cannot parse {r['ts-error']}, "
+                f"tree-sitter wrong {r['ts-wrong']}; agreement {_pct(r['agreement_rate']).strip()}"
+                f" (agree or opaque {_pct(r['agree_or_opaque_rate']).strip()})"
+            )
+    elif "differential" in d:
+        print(
+            "\nhand parser vs tree-sitter-bash: skipped (pip install tree-sitter tree-sitter-bash)"
+        )
     p = d.get("path_proof")
     if p:
         print(
@@ -125,6 +140,17 @@ def xfail_list(cases: list[dict[str, Any]], key: str = "passes") -> str:
     return "\n".join(lines)
 
 
+def _differential() -> dict[str, Any] | None:
+    """The agreement rates of the hand parser with tree-sitter-bash (a dev dependency)."""
+    try:
+        import tree_sitter_bash  # noqa: F401
+    except ImportError:
+        return None
+    from tests.redteam.differential import agreement
+
+    return agreement()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="print JSON")
@@ -141,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         if asked:
             print("XFAIL_ASK = {\n" + xfail_list(asked, "passes_ask") + "\n}")
         return 0
+    d["differential"] = _differential()
     if not args.no_sandbox:
         d["path_proof"] = path_proof(ALL)
     if args.json:
