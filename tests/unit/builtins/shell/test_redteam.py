@@ -105,12 +105,13 @@ OPAQUE_OPTION = False
 #: once OPAQUE_OPTION is true: opaque cases still allowed under ``opaque: ask`` (same form as XFAIL)
 XFAIL_ASK: dict[str, str] = {}
 
-#: commands where nothing but the opaque part could decide: exactly ``ask`` / ``allow`` per option
+#: commands with nothing visible to judge (the environment supplies what runs): exactly
+#: ``ask`` under ``opaque: ask`` and ``allow`` under ``opaque: allow``
 PURE_OPAQUE = [
-    "x=rm; $x -rf /",
-    "f=.env; echo x > $f",
-    "python3 -c 'import shutil; shutil.rmtree(\"/\")'",
-    'eval "$(echo rm -rf /)"',
+    "$CMD",
+    'sh -c "$SCRIPT"',
+    'eval "$INIT"',
+    'python3 -c "$CODE"',
 ]
 
 
