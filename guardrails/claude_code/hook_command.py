@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 
 from ..errors import describe, one_line
 
@@ -84,13 +85,15 @@ class _Undecided(Exception):
 class _State:
     """What is known so far, for the failure policy (filled as the run goes)."""
 
-    __slots__ = ("definition", "event", "options", "payload")
+    __slots__ = ("deadline_at", "definition", "event", "options", "payload")
 
     def __init__(self, options: HookOptions) -> None:
         self.options = options
         self.event: str | None = None  # canonical event name
         self.payload: Event | None = None
         self.definition: AgentDefinition | None = None
+        #: when the watchdog answers (``time.monotonic``): first the load's, then the event's
+        self.deadline_at = 0.0
 
 
 def parse_args(argv: list[str]) -> HookOptions:
@@ -169,6 +172,9 @@ def run(options: HookOptions, stdin: bytes | None = None) -> int:
         restore()
 
 
+#: seconds the definition may take to load (hook modules imported) before the watchdog
+#: answers; then the event's own deadline (``failure_policy.deadline``) counts from the start
+LOAD_LIMIT = 10.0
 #: ``os._exit`` as it was before any hook ran: the watchdog and :func:`finish` use it
 _REAL_EXIT = os._exit
 #: the ways out of a process a hook could take by accident, each a failed hook instead
@@ -299,35 +305,41 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
         raise _Undecided(f"invalid {payload['hook_event_name']} hook input: {exc}") from None
     state.payload = event
     assert options.config is not None
+    # armed before the definition loads: a hook module whose import hangs is answered too
+    started = time.monotonic()
+    state.deadline_at = started + LOAD_LIMIT
+    watchdog = _watchdog(state, started)
     try:
-        from ..definition.cache import load_definition
+        try:
+            from ..definition.cache import load_definition
 
-        definition = load_definition(options.config, (state.event,) if state.event else None)
-    except DefinitionError as exc:
-        raise _Undecided(f"cannot load the definition: {exc}") from None
-    state.definition = definition
-    from .failure_policy import deadline, encode
+            definition = load_definition(options.config, (state.event,) if state.event else None)
+        except DefinitionError as exc:
+            raise _Undecided(f"cannot load the definition: {exc}") from None
+        state.definition = definition
+        from .failure_policy import deadline, encode
 
-    assert state.event is not None
-    watchdog = _watchdog(state, deadline(definition, state.event))
-    ledger = _ledger(options, definition)
-    from ..dispatch.guard import Guard
+        assert state.event is not None
+        state.deadline_at = started + deadline(definition, state.event)  # from the process start
+        ledger = _ledger(options, definition)
+        from ..dispatch.guard import Guard
 
-    # check=False: schemas are compiled by the call that needs them (a broken one fails that
-    # call closed), not at load for every event of a one-event process
-    guard = Guard(definition, ledger=ledger if ledger is not None else False, check=False)
-    decision = guard.emit_sync(event)  # recorded in the ledger too
-    watchdog.release()  # cancels it
-    try:
-        out = encode(decision.to_claude())  # strict: Claude would drop NaN or a repr
-    except ValueError as exc:
-        raise _Undecided(f"the hooks' answer is not valid JSON: {exc}") from None
-    fallback = ""  # when stdout cannot take the answer, a refusal still refuses
-    if decision.denied or decision.blocked or decision.halted:
-        fallback = decision.reason or "blocked by hookrails"
-    if ledger is not None:
-        ledger.close()
-    return 0, out, fallback
+        # check=False: schemas are compiled by the call that needs them (a broken one fails that
+        # call closed), not at load for every event of a one-event process
+        guard = Guard(definition, ledger=ledger if ledger is not None else False, check=False)
+        decision = guard.emit_sync(event)  # recorded in the ledger too
+        try:
+            out = encode(decision.to_claude())  # strict: Claude would drop NaN or a repr
+        except ValueError as exc:
+            raise _Undecided(f"the hooks' answer is not valid JSON: {exc}") from None
+        fallback = ""  # when stdout cannot take the answer, a refusal still refuses
+        if decision.denied or decision.blocked or decision.halted:
+            fallback = decision.reason or "blocked by hookrails"
+        if ledger is not None:
+            ledger.close()
+        return 0, out, fallback
+    finally:
+        watchdog.release()  # cancels it, whichever way this ends
 
 
 def _payload(raw: bytes, state: _State) -> dict[str, Any]:
@@ -473,19 +485,25 @@ def _failure_ledger(state: _State) -> str | None:
     return os.path.join(os.path.dirname(os.path.abspath(options.config)), ledger)
 
 
-def _watchdog(state: _State, limit: float) -> Any:
-    """Answer for a hook that never returns: at the event's deadline (``_policy.deadline``),
-    fail by the policy and exit, before Claude's own timeout could let the action through. Returns
-    a held lock: releasing it cancels the watchdog. A bare ``_thread`` thread (daemonic,
-    as ``threading.Timer`` was made): ``threading`` costs a hook process 0.7 ms."""
+def _watchdog(state: _State, started: float) -> Any:
+    """Answer for a hook (or a hook module's import) that never returns: at
+    ``state.deadline_at`` (which may move once the definition is known), fail by the policy
+    and exit, before Claude's own timeout could let the action through. Returns a held lock:
+    releasing it cancels the watchdog. A bare ``_thread`` thread (daemonic, as
+    ``threading.Timer`` was made): ``threading`` costs a hook process 0.7 ms."""
     import _thread
 
     cancelled = _thread.allocate_lock()
     cancelled.acquire()
 
     def watch() -> None:
-        if cancelled.acquire(timeout=limit):
-            return  # the decision came first
+        while True:
+            left = state.deadline_at - time.monotonic()
+            if left <= 0:
+                break
+            if cancelled.acquire(timeout=left):
+                return  # the decision came first
+        limit = round(state.deadline_at - started, 3)
         code, _, line = _failure(state, f"no decision within {limit:g}s (the event's deadline)")
         try:
             os.write(2, (line + "\n").encode("utf-8", "replace"))

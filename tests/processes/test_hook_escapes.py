@@ -118,3 +118,12 @@ def test_a_hook_module_exiting_on_import_fails_closed(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert "os._exit(0)" in proc.stderr
+
+
+def test_a_hook_module_whose_import_hangs_is_answered_by_the_watchdog(tmp_path: Path) -> None:
+    """The watchdog is armed before the definition loads (``LOAD_LIMIT``), not only once the
+    hooks are imported: a hung import fails by the policy instead of waiting for Claude."""
+    proc = _hook(tmp_path, "exit0", module_code="import time\ntime.sleep(120)\n" + HOOKS)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert "no decision within 10s" in proc.stderr
