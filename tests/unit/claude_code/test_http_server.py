@@ -301,6 +301,7 @@ def test_a_crash_inside_the_guard_itself_is_a_deny(monkeypatch: pytest.MonkeyPat
 # --- the ledger says what Claude was told ----------------------------------------------------
 
 
+@pytest.mark.slow  # waits out real timeouts
 def test_a_decision_past_its_deadline_is_recorded_as_the_deny_claude_got(
     ledger_path: str, caplog: pytest.LogCaptureFixture
 ):
@@ -738,6 +739,7 @@ def test_explain_refuses_what_it_cannot_run(client: Client, body: Any, message: 
 # --- threads --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # waits out real timeouts
 def test_concurrent_requests_are_all_decided_and_recorded(ledger_path: str):
     threads, calls, sessions = 8, 25, 4
     finals: dict[str, int] = {}

@@ -237,6 +237,7 @@ def test_many_slow_sockets_keep_the_threads_bounded_and_a_client_is_still_answer
                 s.close()
 
 
+@pytest.mark.slow  # waits out real timeouts
 @pytest.mark.parametrize(("case", "sent"), SLOW_CLIENTS[1:], ids=[c[0] for c in SLOW_CLIENTS[1:]])
 def test_a_request_that_does_not_arrive_in_time_is_cut_off(case: str, sent: bytes) -> None:
     with serving(_quick(), request_timeout=0.5) as srv:
@@ -249,6 +250,7 @@ def test_a_request_that_does_not_arrive_in_time_is_cut_off(case: str, sent: byte
             s.close()
 
 
+@pytest.mark.slow  # waits out real timeouts
 def test_a_request_trickling_in_a_byte_at_a_time_is_cut_off_at_its_deadline() -> None:
     request = b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Pad: " + b"a" * 400
     with serving(_quick(), request_timeout=0.5) as srv:

@@ -87,6 +87,7 @@ def _late_rewrite(event: Any, ctx: Any) -> HookResult:
     [_slow_sync, _async_blocking, _holds_the_gil, _late_async_allow],
     ids=["slow sync hook", "async hook blocking the loop", "GIL-holding regex", "late allow"],
 )
+@pytest.mark.slow  # waits out real timeouts
 def test_a_late_hook_timed_out_and_the_call_does_not_run(run: Any, hook: Any) -> None:
     tool = SpyTool()
     result = run(_guard(hook, timeout=0.05), tool, _fresh())
@@ -108,6 +109,7 @@ async def _late_async_deny(event: Any, ctx: Any) -> HookResult:
     [(_run_sync, _late_deny), (_run_sync, _late_async_deny), (_run_async, _late_async_deny)],
     ids=["sync driver, sync hook", "sync driver, async hook", "async driver, async hook"],
 )
+@pytest.mark.slow  # waits out real timeouts
 def test_a_late_deny_still_denies_even_when_failures_continue(run: Any, hook: Any) -> None:
     """Whatever returns late counts as a timeout; a refusal in it still refuses. (On the
     async path a sync hook runs in a thread and is cut off at its timeout instead: see
@@ -120,6 +122,7 @@ def test_a_late_deny_still_denies_even_when_failures_continue(run: Any, hook: An
     assert "its deny stands" in (result.pre.runs[0].error or "")
 
 
+@pytest.mark.slow  # waits out real timeouts
 @pytest.mark.parametrize("on_failure", ["block", "continue"])
 def test_a_sync_hook_cut_off_on_the_async_path_follows_on_failure(on_failure: str) -> None:
     tool = SpyTool()
@@ -130,6 +133,7 @@ def test_a_sync_hook_cut_off_on_the_async_path_follows_on_failure(on_failure: st
     assert tool.calls == ([] if on_failure == "block" else [_fresh()])
 
 
+@pytest.mark.slow  # waits out real timeouts
 @driver
 def test_nothing_else_of_a_late_answer_counts(run: Any) -> None:
     """A late rewrite is not applied even where the timeout only continues."""
@@ -265,6 +269,7 @@ def test_a_rewrite_the_hook_still_holds_cannot_be_changed_after_it_was_judged(ru
     assert tool.calls == [{"command": "echo safe"}]
 
 
+@pytest.mark.slow  # waits out real timeouts
 @driver
 def test_a_thread_a_hook_leaves_behind_cannot_change_the_input(run: Any) -> None:
     started = threading.Event()

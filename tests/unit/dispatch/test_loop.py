@@ -67,6 +67,7 @@ async def _async_exit(event: Any, ctx: Any) -> None:
     raise SystemExit(3)
 
 
+@pytest.mark.slow  # waits out real timeouts
 @driver
 def test_a_spent_event_budget_is_worded_the_same_and_only_gates_starting(drive: Any) -> None:
     """The budget bounds when hooks start; a started hook has its own timeout."""
@@ -80,6 +81,7 @@ def test_a_spent_event_budget_is_worded_the_same_and_only_gates_starting(drive: 
     assert d.denied  # PreToolUse fails closed by default
 
 
+@pytest.mark.slow  # waits out real timeouts
 @driver
 def test_a_hook_answering_after_its_timeout_timed_out(drive: Any) -> None:
     guard = _guard(HookMatcher(hooks=[_sleep], timeout=0.1))
@@ -90,6 +92,7 @@ def test_a_hook_answering_after_its_timeout_timed_out(drive: Any) -> None:
     assert d.denied and "failed (timeout" in (d.reason or "")
 
 
+@pytest.mark.slow  # waits out real timeouts
 @driver
 def test_an_async_hook_blocking_the_loop_past_its_timeout_timed_out(drive: Any) -> None:
     """No timer fires while it blocks the loop: the loop judges it late when it returns."""
@@ -102,6 +105,7 @@ def test_an_async_hook_blocking_the_loop_past_its_timeout_timed_out(drive: Any) 
     assert run.denied and tool.calls == []
 
 
+@pytest.mark.slow  # waits out real timeouts
 @driver
 def test_a_late_refusal_still_refuses(drive: Any) -> None:
     guard = _guard(HookMatcher(hooks=[_late_async_deny], timeout=0.1, on_failure="continue"))
@@ -130,6 +134,7 @@ def test_a_hooks_exit_is_a_failed_hook_not_the_end_of_the_host(drive: Any, hook:
     assert d.denied and "SystemExit" in (d.reason or "")
 
 
+@pytest.mark.slow  # waits out real timeouts
 def test_both_drivers_record_the_same_outcomes_for_the_same_chain() -> None:
     def chain() -> Guard:
         return _guard(
