@@ -31,7 +31,6 @@ from .common import (
     iso_time,
     logger,
     open_failure_kind,
-    process_alive,
     resolve_ledger_path,
 )
 from .reader import LedgerReader
@@ -50,12 +49,15 @@ if TYPE_CHECKING:
     from .spool import RecoverReport
     from .store import ClaimResult, KeyClaim, Store, StoreReader
 
-__all__ = ["DEFAULT_MAX_OUTPUT", "Ledger"]
+__all__ = ["DEFAULT_MAX_ARGUMENTS", "DEFAULT_MAX_OUTPUT", "Ledger"]
 
 
 DEFAULT_MAX_OUTPUT = 64 * 1024
+DEFAULT_MAX_ARGUMENTS = 64 * 1024
 #: seconds between attempts to reopen a file that could not be opened
 _REOPEN_INTERVAL = 1.0
+#: ledgers whose newer schema this process has already reported (once per process)
+_REPORTED_NEWER: set[str] = set()
 
 # --- statements (named, so the spool can store a name and parameters) -------------
 
@@ -118,12 +120,15 @@ class Ledger:
 
     ``path``: see :func:`~guardrails.ledger.resolve_ledger_path`. ``durable``:
     ``synchronous=FULL``. ``busy_timeout``: seconds a write waits for another writer
-    before it spools. ``max_output``: UTF-8 bytes of a tool result (or event payload)
-    kept as JSON; a longer one is cut, ``result_truncated`` says so and
-    ``result_bytes`` keeps the size before the cut. ``redact_patterns``: extra regexes
-    to mask (see :class:`~guardrails._redaction.Redactor`); tool inputs, outputs,
-    payloads, reasons and error messages are redacted before anything is written,
-    spool included.
+    before it spools. ``max_output``: UTF-8 bytes of a tool result's (or event
+    payload's) JSON kept; a longer one is stored as a truncation marker (its size, its
+    sha256 and its beginning, :func:`~guardrails.ledger.records.truncation_marker`),
+    ``result_truncated`` says so and ``result_bytes`` keeps the size.
+    ``max_arguments``: the same for tool arguments (as sent and as run) and
+    annotations; ``arguments_hash`` stays the hash of the whole input.
+    ``redact_patterns``: extra regexes to mask (see
+    :class:`~guardrails._redaction.Redactor`); tool inputs, outputs, payloads, reasons
+    and error messages are redacted before anything is written, spool included.
     """
 
     def __init__(
@@ -134,6 +139,7 @@ class Ledger:
         durable: bool = False,
         busy_timeout: float = 5.0,
         max_output: int = DEFAULT_MAX_OUTPUT,
+        max_arguments: int = DEFAULT_MAX_ARGUMENTS,
         redact_patterns: Iterable[str] = (),
     ) -> None:
         from .._redaction import Redactor
@@ -142,9 +148,14 @@ class Ledger:
         self.durable = durable
         self.busy_timeout = busy_timeout
         # built now, so a bad pattern fails here and not in the middle of a tool call
-        self._rows = EventRows(Redactor(tuple(redact_patterns)), max_output)
+        self._rows = EventRows(Redactor(tuple(redact_patterns)), max_output, max_arguments)
         self._lock = _new_lock()
         self._conn: sqlite3.Connection | None = None
+        #: (device, inode) of the open file and of its WAL (None: not seen yet): a file
+        #: deleted or replaced under this writer is noticed after the next commit
+        self._file_id: tuple[int, int] | None = None
+        self._wal_id: tuple[int, int] | None = None
+        self._shm_id: tuple[int, int] | None = None
         #: why records go to the spool instead of the file (None: all is well);
         #: it starts with the kind: read_only, full, corrupt, locked, newer_schema, error
         self.degraded: str | None = None
@@ -163,6 +174,14 @@ class Ledger:
     @max_output.setter
     def max_output(self, value: int) -> None:
         self._rows.max_output = value
+
+    @property
+    def max_arguments(self) -> int:
+        return self._rows.max_arguments
+
+    @max_arguments.setter
+    def max_arguments(self, value: int) -> None:
+        self._rows.max_arguments = value
 
     # --- opening ---------------------------------------------------------------
 
@@ -183,23 +202,28 @@ class Ledger:
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             latest = migrations.latest_version()
-            if version > latest:
+            if version > latest:  # never written: its records wait for a newer hookrails
                 conn.close()
-                raise LedgerError(
-                    f"this ledger has schema version {version}, newer than this hookrails "
-                    f"knows ({latest}); upgrade hookrails to write to it",
-                    path=self.path,
-                    kind="newer_schema",
+                self._degrade(
+                    LedgerError(
+                        f"this ledger has schema version {version}, newer than this hookrails "
+                        f"knows ({latest}); upgrade hookrails to write to it",
+                        kind="newer_schema",
+                    )
                 )
+                return
             if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 conn.execute("PRAGMA journal_mode = WAL")
             conn.execute(f"PRAGMA synchronous = {'FULL' if self.durable else 'NORMAL'}")
             if version < latest:
                 migrations.apply_migrations(conn)
-        except sqlite3.Error as exc:
+            self._file_id = _file_id(self.path)
+        except (sqlite3.Error, OSError) as exc:
             conn.close()
             self._degrade(exc, open_failure_kind(exc, folder))
             return
+        self._wal_id = _file_id(self.path + "-wal")
+        self._shm_id = _file_id(self.path + "-shm")
         self._conn = conn
 
     def _close_connection(self) -> None:
@@ -209,6 +233,7 @@ class Ledger:
             except sqlite3.Error:
                 pass
             self._conn = None
+        self._file_id = self._wal_id = self._shm_id = None
 
     def close(self) -> None:
         with self._lock:
@@ -250,7 +275,17 @@ class Ledger:
         reason = f"{kind}: {exc}"
         self._kind = kind
         self._reopen_at = time.monotonic() + _REOPEN_INTERVAL
-        if self.degraded != reason:
+        if kind == "newer_schema":
+            if self.path not in _REPORTED_NEWER:  # once per process, not once per event
+                _REPORTED_NEWER.add(self.path)
+                logger().warning(
+                    "hookrails ledger %s cannot be written (%s); guarding continues and "
+                    "records go to %s for `hookrails ledger recover` of a newer hookrails",
+                    self.path,
+                    reason,
+                    self.spool_path,
+                )
+        elif self.degraded != reason:
             logger().warning(
                 "hookrails ledger %s cannot be written (%s); guarding continues and records "
                 "go to %s until `hookrails ledger recover`",
@@ -266,10 +301,7 @@ class Ledger:
         with self._lock:
             conn = self._conn
             if conn is None and time.monotonic() >= self._reopen_at:
-                try:  # it could not be opened: try again, at most once a second
-                    self._open()
-                except LedgerError as exc:  # newer_schema: someone upgraded it meanwhile
-                    self._degrade(exc)
+                self._open()  # it could not be opened: try again, at most once a second
                 conn = self._conn
             if conn is None:
                 from .spool import append
@@ -277,23 +309,86 @@ class Ledger:
                 append(self.path, ops)
                 return
             try:
-                conn.execute("BEGIN IMMEDIATE")
-                _execute(conn, ops)
-                conn.execute("COMMIT")
+                _commit(conn, ops)
             except Exception as exc:  # sqlite errors, and values SQLite refuses to bind
-                if conn.in_transaction:
-                    import contextlib
-
-                    with contextlib.suppress(sqlite3.Error):
-                        conn.execute("ROLLBACK")
                 self._degrade(exc)
                 from .spool import append
 
                 append(self.path, ops)
                 return
+            moved = self._moved()
+            if moved is not None:  # committed into a file no longer at self.path
+                self._follow(moved, ops)
+                return
             if self.degraded is not None:  # writable again; the spool waits for recover()
                 logger().info("hookrails ledger %s is writable again", self.path)
                 self.degraded = self._kind = None
+
+    # --- the file deleted or replaced under this writer -------------------------------
+
+    def _moved(self) -> str | None:
+        """What happened to the open file, when it is no longer the one at ``self.path``
+        (deleted, or replaced by a rename) or its WAL was deleted: two ``stat`` calls,
+        about 1 us each, after each commit (docs/ledger.md, "Durability")."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return "deleted"
+        if (st.st_dev, st.st_ino) != self._file_id:
+            return "replaced"
+        wal = self._wal_id
+        try:
+            st = os.stat(self.path + "-wal")
+        except OSError:
+            return None if wal is None else "wal_deleted"
+        if wal is None:  # the first commit created it
+            self._wal_id = (st.st_dev, st.st_ino)
+        elif (st.st_dev, st.st_ino) != wal:
+            return "wal_deleted"
+        return None
+
+    def _follow(self, moved: str, ops: list[Op] | None) -> None:
+        """Reopen the file at ``self.path`` after ``moved``; ``ops`` (just committed into
+        the old file) are written again into the new one, or spooled.
+
+        The old WAL is checkpointed into the old file first (its frames live on in this
+        connection's handles) and emptied: a deleted WAL's commits so reach the file,
+        and a file renamed over this one never adopts the old file's frames (SQLite
+        neither checkpoints nor deletes the WAL of a moved file when it closes it). When
+        that cannot finish (another process reads the old file), the old WAL and
+        shared memory are set aside as ``<name>.orphaned-<time>``."""
+        conn = self._conn
+        assert conn is not None
+        if self._reader is not None:
+            self._reader.close()  # it reads the old file; it reconnects when next asked
+        try:
+            busy, log, done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            emptied = busy == 0 and log == done
+        except sqlite3.Error:
+            emptied = False
+        logger().warning(
+            "hookrails ledger %s: %s while open; reopening it",
+            self.path,
+            "its WAL was deleted" if moved == "wal_deleted" else f"the file was {moved}",
+        )
+        old = {"-wal": self._wal_id, "-shm": self._shm_id}
+        self._close_connection()
+        if not emptied and moved != "wal_deleted":
+            _set_aside(self.path, old)
+        self._rows.forget_sessions()  # a new file has none of their rows
+        self._open()
+        if ops is None or (moved == "wal_deleted" and emptied):
+            return
+        conn = self._conn
+        if conn is not None:
+            try:
+                _commit(conn, ops)
+                return
+            except Exception as exc:
+                self._degrade(exc)
+        from .spool import append
+
+        append(self.path, ops)
 
     def record(
         self,
@@ -319,6 +414,10 @@ class Ledger:
 
     def _write_transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
+            if self._conn is not None:
+                moved = self._moved()
+                if moved is not None:
+                    self._follow(moved, None)
             conn = self._conn
             if conn is None:
                 raise LedgerError(
@@ -414,12 +513,18 @@ class Ledger:
         cause (permissions, space, a lock) and calling ``recover()`` is enough. A
         file that still cannot be written raises :class:`LedgerError` with the kind
         (``corrupt``: SQLite cannot read it, so nothing can be imported into it;
-        move it aside and recover again to import the spool into a fresh file).
-        Spooled records that are not valid go to ``<spool>.rejected``.
+        move it aside and recover again to import the spool into a fresh file;
+        ``newer_schema``: a newer hookrails recovers it). Spooled records that cannot
+        be imported go, with why, to ``<spool>.rejected``; the others are imported.
         """
         from .spool import RecoverReport, spool_paths
+        from .sqlite_recover import import_spool, mark_stale
 
         with self._lock:
+            if self._conn is not None and self.degraded is None:
+                moved = self._moved()
+                if moved is not None:
+                    self._follow(moved, None)
             if self._conn is None or self.degraded is not None:
                 self._close_connection()
                 self._open()
@@ -429,18 +534,13 @@ class Ledger:
             report = RecoverReport()
             try:
                 for spool in dict.fromkeys(spool_paths(self.path)):
-                    counts = self._import_spool(conn, spool)
+                    counts = import_spool(conn, spool, _SQL, _execute)
                     if counts is not None:
                         report.imported += counts[0]
                         report.rejected += counts[1]
                         report.spools.append(spool)
-                report.interrupted = self._mark_stale(conn, older_than, now)
-            except sqlite3.Error as exc:
-                if conn.in_transaction:
-                    import contextlib
-
-                    with contextlib.suppress(sqlite3.Error):
-                        conn.execute("ROLLBACK")
+                report.interrupted = mark_stale(conn, older_than, now)
+            except (sqlite3.Error, OSError) as exc:
                 raise LedgerError(
                     f"recover failed: {exc}; the spool is kept, run recover again",
                     path=self.path,
@@ -453,13 +553,20 @@ class Ledger:
         from .spool import spool_paths
 
         kind = self._kind or "error"
-        waiting = [s for s in spool_paths(self.path) if os.path.exists(s)]
+        waiting = [
+            f
+            for s in dict.fromkeys(spool_paths(self.path))
+            for f in (s, s + ".importing")
+            if os.path.exists(f)
+        ]
         where = f"; the spooled records stay in {', '.join(waiting)}" if waiting else ""
         if kind == "corrupt":
             advice = (
                 "SQLite cannot read it, so nothing can be imported into it: move it aside "
                 "(keep it for inspection) and run recover again to import into a fresh ledger"
             )
+        elif kind == "newer_schema":
+            advice = "run recover with that newer hookrails (upgrade this one)"
         else:
             advice = "fix the cause and run recover again"
         return LedgerError(
@@ -468,63 +575,51 @@ class Ledger:
             kind=kind,
         )
 
-    def _mark_stale(
-        self, conn: sqlite3.Connection, older_than: float | None, now: float | None
-    ) -> int:
-        now = time.time() if now is None else now
-        rows = conn.execute(
-            "SELECT id, pid, started_at FROM tool_calls WHERE status = 'pending'"
-        ).fetchall()
-        cutoff = iso_time(now - older_than) if older_than is not None else None
-        stale = [
-            row_id
-            for row_id, pid, started in rows
-            if (pid is not None and pid != os.getpid() and not process_alive(pid))
-            or (cutoff is not None and started < cutoff)
-        ]
-        if stale:
-            conn.execute("BEGIN IMMEDIATE")
-            conn.executemany(
-                "UPDATE tool_calls SET status = 'interrupted', finished_at = ?, "
-                "error_message = COALESCE(error_message, 'interrupted: the call never finished "
-                "(process ended or timed out)') WHERE id = ? AND status = 'pending'",
-                [(iso_time(now), row_id) for row_id in stale],
-            )
-            conn.execute("COMMIT")
-        return len(stale)
 
-    def _import_spool(self, conn: sqlite3.Connection, spool: str) -> tuple[int, int] | None:
-        """Import one spool in one transaction: (records imported, records rejected).
+def _commit(conn: sqlite3.Connection, ops: list[Op]) -> None:
+    """One event's statements in one ``BEGIN IMMEDIATE`` transaction. Strings SQLite
+    refuses (lone surrogates: ``UnicodeEncodeError``) are escaped and tried again, so
+    the hot path pays nothing for them (:func:`.records.escape_ops`)."""
+    try:
+        _transaction(conn, ops)
+    except UnicodeEncodeError:
+        from .records import escape_ops
 
-        The spool is taken (:func:`.spool.take`) under the write lock; lines that are
-        not records, or that the schema refuses, go to ``<spool>.rejected`` instead of
-        blocking every later record.
-        """
-        from . import spool as spooled
+        _transaction(conn, escape_ops(ops))
 
-        if not spooled.waiting(spool):
-            return None
-        conn.execute("BEGIN IMMEDIATE")
-        imported, rejected = 0, []
-        for line in spooled.take(spool):
-            if not line.strip():
-                continue
-            ops = spooled.parse(line, _SQL)
-            if ops is None:
-                rejected.append(line)  # torn by a crash or a full disk mid-write
-                continue
-            conn.execute("SAVEPOINT spool_record")
-            try:
-                _execute(conn, ops)
-            except (sqlite3.IntegrityError, sqlite3.ProgrammingError, sqlite3.InterfaceError):
-                conn.execute("ROLLBACK TO spool_record")
-                rejected.append(line)
-            else:
-                imported += 1
-            conn.execute("RELEASE spool_record")
+
+def _transaction(conn: sqlite3.Connection, ops: list[Op]) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        _execute(conn, ops)
         conn.execute("COMMIT")
-        spooled.finish(spool, rejected)
-        return imported, len(rejected)
+    except BaseException:
+        if conn.in_transaction:
+            try:  # noqa: SIM105  # contextlib.suppress: contextlib costs a hook 0.5 ms
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+        raise
+
+
+def _file_id(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _set_aside(path: str, old: dict[str, tuple[int, int] | None]) -> None:
+    """Rename ``path``'s WAL and shared memory out of the way when they are still the
+    ones of the file that was there (``old``: suffix -> its (device, inode))."""
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    for suffix, known in old.items():
+        if known is not None and _file_id(path + suffix) == known:
+            try:  # noqa: SIM105
+                os.replace(path + suffix, f"{path}{suffix}.orphaned-{stamp}")
+            except OSError:
+                pass
 
 
 def _execute(conn: sqlite3.Connection, ops: Sequence[Op]) -> None:
