@@ -50,28 +50,33 @@ def truncation_marker(size: int, sha256: str, head: str) -> dict[str, Any]:
 
 
 def _bound(value: Any, budget: int) -> int:
-    """``budget`` less an upper bound of the UTF-8 bytes of ``value``'s JSON text,
-    stopping once it is negative: a walk of the containers, no serializing (a guarded
-    call's ``{"command": "ls"}`` costs a fraction of a microsecond)."""
+    """``budget`` less an upper bound of the UTF-8 bytes of ``value``'s JSON text (as
+    ``json.dumps`` writes it), stopping once it is negative: a walk of the containers, no
+    serializing (a guarded call's ``{"command": "ls"}`` costs a fraction of a microsecond)."""
     t = type(value)
     if t is str:
         return budget - len(value) * _MAX_CHAR_BYTES - 2
     if t is dict:
+        budget -= 2  # {}
         for k, v in value.items():
-            budget -= (len(k) if type(k) is str else 32) * _MAX_CHAR_BYTES + 4
+            # "key": value, -- a key JSON cannot hold is measured by _oversized
+            budget -= (len(k) if type(k) is str else 64) * _MAX_CHAR_BYTES + 6
             budget = _bound(v, budget)
             if budget < 0:
                 break
         return budget
     if t is list or t is tuple:
+        budget -= 2  # []
         for v in value:
-            budget = _bound(v, budget - 2)
+            budget = _bound(v, budget - 2)  # value,
             if budget < 0:
                 break
         return budget
-    if value is None or t is bool or t is int or t is float:
-        return budget - 32  # int: longer ones are rare; _oversized measures when unsure
-    return -1  # anything else (bytes, objects, subclasses): measure it
+    if value is None or t is bool or t is float:
+        return budget - 24  # -1.7976931348623157e+308
+    if t is int and -(2**63) < value < 2**63:
+        return budget - 20
+    return -1  # anything else (big ints, bytes, objects, subclasses): measure it
 
 
 def _utf8_size(text: str) -> int:
