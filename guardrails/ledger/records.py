@@ -5,7 +5,9 @@
 ``event``, ``hook_run``). They are plain JSON-able values, so the spool stores them
 as they are and a store runs them with its own statements (``sqlite._SQL``). Tool
 inputs, outputs, payloads, reasons and error messages are redacted here, before
-anything is written anywhere.
+anything is written anywhere, and JSON values over their cap become a
+:func:`truncation_marker` (``max_arguments``, ``max_output``). Strings keep any lone
+surrogate; a store that cannot bind one escapes it (:func:`escape_ops`).
 """
 
 from __future__ import annotations
@@ -132,6 +134,12 @@ class EventRows:
         #: (session, tool call) -> (final arguments JSON, hash) from PreToolUse, for the post
         self._pending_args: dict[tuple[str, str | None], tuple[str, str]] = {}
         self._names: dict[str, str] = {}
+        # json.dumps(value, ensure_ascii=False, allow_nan=False, default=...), without
+        # building an encoder per value (a microsecond each, a few per event);
+        # allow_nan=False: the column must stay valid JSON for json_extract()
+        self._encode = json.JSONEncoder(
+            ensure_ascii=False, allow_nan=False, default=self._text_of
+        ).encode
 
     def _text_of(self, value: Any) -> str:
         """What JSON cannot hold (bytes, objects) is stored as its redacted ``str``."""
@@ -145,13 +153,8 @@ class EventRows:
             big = self._oversized(value, cap)
             if big is not None:
                 return big
-        try:  # allow_nan=False: the column must stay valid JSON for json_extract()
-            text = json.dumps(
-                self.redactor.redact(value),
-                ensure_ascii=False,
-                allow_nan=False,
-                default=self._text_of,
-            )
+        try:
+            text = self._encode(self.redactor.redact(value))
         except (TypeError, ValueError, RecursionError):  # NaN, keys JSON refuses, deep nesting
             try:
                 shown = repr(value)

@@ -4,9 +4,12 @@ Writes take the hot path: stdlib ``sqlite3``, WAL, ``busy_timeout``,
 ``synchronous=NORMAL`` (``durable=True``: FULL), prepared statements and one
 ``BEGIN IMMEDIATE`` transaction per event. sqlite-utils is loaded only to
 apply migrations and for the read side (CLI, queries). When the file cannot
-be written (read-only, disk full, corrupt, locked past the timeout) the Guard
-keeps guarding and the records go to a JSONL spool beside the database
-(:mod:`.spool`); ``recover()`` imports them later.
+be written (read-only, disk full, corrupt, locked past the timeout, a newer
+schema) the Guard keeps guarding and the records go to a JSONL spool beside the
+database (:mod:`.spool`); ``recover()`` imports them later (:mod:`.sqlite_recover`).
+After each commit two ``stat`` calls check that the file and its WAL are still the
+ones at the path: a file deleted or replaced under the writer is followed
+(:meth:`Ledger._follow`), never written into unseen.
 
 :class:`Ledger` implements :class:`~guardrails.ledger.store.Store`; what it writes
 for an event comes from :mod:`.records`, its idempotency keys live in
@@ -56,6 +59,8 @@ DEFAULT_MAX_OUTPUT = 64 * 1024
 DEFAULT_MAX_ARGUMENTS = 64 * 1024
 #: seconds between attempts to reopen a file that could not be opened
 _REOPEN_INTERVAL = 1.0
+#: nanoseconds a folder's mtime must be older than now before it is trusted (_moved)
+_MTIME_MARGIN_NS = 3_000_000_000
 #: ledgers whose newer schema this process has already reported (once per process)
 _REPORTED_NEWER: set[str] = set()
 
@@ -145,13 +150,17 @@ class Ledger:
         from .._redaction import Redactor
 
         self.path = resolve_ledger_path(path, definition)
+        self._wal_path = self.path + "-wal"
+        self._folder = os.path.dirname(self.path)
+        #: the folder's mtime when the file and its WAL were last found as opened
+        self._folder_mtime: int | None = None
         self.durable = durable
         self.busy_timeout = busy_timeout
         # built now, so a bad pattern fails here and not in the middle of a tool call
         self._rows = EventRows(Redactor(tuple(redact_patterns)), max_output, max_arguments)
         self._lock = _new_lock()
         self._conn: sqlite3.Connection | None = None
-        #: (device, inode) of the open file and of its WAL (None: not seen yet): a file
+        #: (inode, device) of the open file and of its WAL (None: not seen yet): a file
         #: deleted or replaced under this writer is noticed after the next commit
         self._file_id: tuple[int, int] | None = None
         self._wal_id: tuple[int, int] | None = None
@@ -233,7 +242,7 @@ class Ledger:
             except sqlite3.Error:
                 pass
             self._conn = None
-        self._file_id = self._wal_id = self._shm_id = None
+        self._file_id = self._wal_id = self._shm_id = self._folder_mtime = None
 
     def close(self) -> None:
         with self._lock:
@@ -311,6 +320,10 @@ class Ledger:
             try:
                 _commit(conn, ops)
             except Exception as exc:  # sqlite errors, and values SQLite refuses to bind
+                moved = self._moved()
+                if moved is not None:  # it failed because the file went away
+                    self._follow(moved, ops, committed=False)
+                    return
                 self._degrade(exc)
                 from .spool import append
 
@@ -318,7 +331,7 @@ class Ledger:
                 return
             moved = self._moved()
             if moved is not None:  # committed into a file no longer at self.path
-                self._follow(moved, ops)
+                self._follow(moved, ops, committed=True)
                 return
             if self.degraded is not None:  # writable again; the spool waits for recover()
                 logger().info("hookrails ledger %s is writable again", self.path)
@@ -328,28 +341,45 @@ class Ledger:
 
     def _moved(self) -> str | None:
         """What happened to the open file, when it is no longer the one at ``self.path``
-        (deleted, or replaced by a rename) or its WAL was deleted: two ``stat`` calls,
-        about 1 us each, after each commit (docs/ledger.md, "Durability")."""
+        (deleted, or replaced by a rename) or its WAL was deleted; None when all is as
+        it was (docs/ledger.md, "Durability"). Asked after each commit, so it is cheap:
+        one ``stat`` of the folder, whose mtime changes whenever an entry in it is
+        created, deleted or renamed; only then the file and its WAL are looked at."""
+        try:
+            st = os.stat(self._folder)
+        except OSError:
+            return "deleted"
+        if st.st_mtime_ns == self._folder_mtime:
+            return None
+        moved = self._look()
+        # trust the mtime only once it is old enough that no later change can carry the
+        # same one (file times are coarse: a tick of a few ms, 2 s on FAT)
+        if moved is None and st.st_mtime_ns < time.time_ns() - _MTIME_MARGIN_NS:
+            self._folder_mtime = st.st_mtime_ns
+        return moved
+
+    def _look(self) -> str | None:
+        """:meth:`_moved` without the folder's shortcut: the file and its WAL."""
         try:
             st = os.stat(self.path)
         except OSError:
             return "deleted"
-        if (st.st_dev, st.st_ino) != self._file_id:
+        if (st.st_ino, st.st_dev) != self._file_id:
             return "replaced"
         wal = self._wal_id
         try:
-            st = os.stat(self.path + "-wal")
+            st = os.stat(self._wal_path)
         except OSError:
             return None if wal is None else "wal_deleted"
         if wal is None:  # the first commit created it
-            self._wal_id = (st.st_dev, st.st_ino)
-        elif (st.st_dev, st.st_ino) != wal:
+            self._wal_id = (st.st_ino, st.st_dev)
+        elif (st.st_ino, st.st_dev) != wal:
             return "wal_deleted"
         return None
 
-    def _follow(self, moved: str, ops: list[Op] | None) -> None:
+    def _follow(self, moved: str, ops: list[Op] | None, *, committed: bool = False) -> None:
         """Reopen the file at ``self.path`` after ``moved``; ``ops`` (just committed into
-        the old file) are written again into the new one, or spooled.
+        the old file, or refused by it) are written into the new one, or spooled.
 
         The old WAL is checkpointed into the old file first (its frames live on in this
         connection's handles) and emptied: a deleted WAL's commits so reach the file,
@@ -377,8 +407,8 @@ class Ledger:
             _set_aside(self.path, old)
         self._rows.forget_sessions()  # a new file has none of their rows
         self._open()
-        if ops is None or (moved == "wal_deleted" and emptied):
-            return
+        if ops is None or (committed and moved == "wal_deleted" and emptied):
+            return  # nothing to write, or the checkpoint brought it into the file
         conn = self._conn
         if conn is not None:
             try:
@@ -541,6 +571,11 @@ class Ledger:
                         report.spools.append(spool)
                 report.interrupted = mark_stale(conn, older_than, now)
             except (sqlite3.Error, OSError) as exc:
+                if conn.in_transaction:
+                    try:  # noqa: SIM105
+                        conn.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass
                 raise LedgerError(
                     f"recover failed: {exc}; the spool is kept, run recover again",
                     path=self.path,
@@ -603,11 +638,12 @@ def _transaction(conn: sqlite3.Connection, ops: list[Op]) -> None:
 
 
 def _file_id(path: str) -> tuple[int, int] | None:
+    """(inode, device) of ``path``; None when there is no such file."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_dev, st.st_ino
+    return st.st_ino, st.st_dev
 
 
 def _set_aside(path: str, old: dict[str, tuple[int, int] | None]) -> None:

@@ -136,6 +136,46 @@ def test_every_call_after_the_fault_is_recorded(
     assert value(db, "SELECT count(*) FROM sessions") >= 1  # the new file got its session row
 
 
+@pytest.mark.parametrize(("id_", "fault", "kept"), FAULTS[:5], ids=[f[0] for f in FAULTS[:5]])
+def test_the_folder_shortcut_still_sees_every_fault(
+    tmp_path: Path,
+    id_: str,
+    fault: Callable[[str, Path], None],
+    kept: bool,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A steady writer stats only the folder after a commit (its mtime changes with every
+    entry created, deleted or renamed in it); the file and its WAL are looked at only
+    when it changed. With the folder's mtime long past, the shortcut is taken, and every
+    fault still changes the mtime."""
+    db = str(tmp_path / "ledger.db")
+    looks: list[str | None] = []
+    real_look = Ledger._look
+
+    def spy(self: Ledger) -> str | None:
+        found = real_look(self)
+        if self.path == db:  # not the other ledger a fault makes
+            looks.append(found)
+        return found
+
+    monkeypatch.setattr(Ledger, "_look", spy)
+    with Ledger(db) as ledger:
+        guard = Guard(AgentDefinition(), ledger=ledger)
+        _run(guard, _ids("before", BEFORE))
+        past = os.stat(tmp_path).st_mtime - 3600
+        os.utime(tmp_path, (past, past))
+        _run(guard, _ids("settle", 1))  # a full look, which trusts the old mtime
+        looks.clear()
+        _run(guard, _ids("steady", 5))
+        assert looks == []  # the shortcut: one stat of the folder per commit
+        fault(db, tmp_path)
+        _run(guard, _ids("after", 3))
+        assert looks[0] is not None  # the fault was seen on the first commit after it
+        ledger.recover()
+    calls = _in_file(db)
+    assert {calls.get(c) for c in _ids("after", 3)} == {"ok"}
+
+
 def test_a_replaced_file_never_adopts_the_old_files_wal(tmp_path: Path) -> None:
     """SQLite neither checkpoints nor deletes the WAL of a file that was renamed over when
     it closes it; a connection to the new file would read the old file's pages from it.
