@@ -38,6 +38,7 @@ from .common import (
 )
 from .reader import LedgerReader
 from .records import EVENT_ID, EventRows
+from .sqlite_watch import Watch, already_there
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
@@ -59,8 +60,6 @@ DEFAULT_MAX_OUTPUT = 64 * 1024
 DEFAULT_MAX_ARGUMENTS = 64 * 1024
 #: seconds between attempts to reopen a file that could not be opened
 _REOPEN_INTERVAL = 1.0
-#: nanoseconds a folder's mtime must be older than now before it is trusted (_moved)
-_MTIME_MARGIN_NS = 3_000_000_000
 #: ledgers whose newer schema this process has already reported (once per process)
 _REPORTED_NEWER: set[str] = set()
 
@@ -150,21 +149,14 @@ class Ledger:
         from .._redaction import Redactor
 
         self.path = resolve_ledger_path(path, definition)
-        self._wal_path = self.path + "-wal"
-        self._folder = os.path.dirname(self.path)
-        #: the folder's mtime when the file and its WAL were last found as opened
-        self._folder_mtime: int | None = None
         self.durable = durable
         self.busy_timeout = busy_timeout
         # built now, so a bad pattern fails here and not in the middle of a tool call
         self._rows = EventRows(Redactor(tuple(redact_patterns)), max_output, max_arguments)
         self._lock = _new_lock()
         self._conn: sqlite3.Connection | None = None
-        #: (inode, device) of the open file and of its WAL (None: not seen yet): a file
-        #: deleted or replaced under this writer is noticed after the next commit
-        self._file_id: tuple[int, int] | None = None
-        self._wal_id: tuple[int, int] | None = None
-        self._shm_id: tuple[int, int] | None = None
+        #: a file deleted or replaced under this writer is noticed after the next commit
+        self._watch = Watch(self.path)
         #: why records go to the spool instead of the file (None: all is well);
         #: it starts with the kind: read_only, full, corrupt, locked, newer_schema, error
         self.degraded: str | None = None
@@ -226,13 +218,11 @@ class Ledger:
             conn.execute(f"PRAGMA synchronous = {'FULL' if self.durable else 'NORMAL'}")
             if version < latest:
                 migrations.apply_migrations(conn)
-            self._file_id = _file_id(self.path)
-        except (sqlite3.Error, OSError) as exc:
+        except sqlite3.Error as exc:
             conn.close()
             self._degrade(exc, open_failure_kind(exc, folder))
             return
-        self._wal_id = _file_id(self.path + "-wal")
-        self._shm_id = _file_id(self.path + "-shm")
+        self._watch.opened()
         self._conn = conn
 
     def _close_connection(self) -> None:
@@ -242,7 +232,6 @@ class Ledger:
             except sqlite3.Error:
                 pass
             self._conn = None
-        self._file_id = self._wal_id = self._shm_id = self._folder_mtime = None
 
     def close(self) -> None:
         with self._lock:
@@ -320,7 +309,7 @@ class Ledger:
             try:
                 _commit(conn, ops)
             except Exception as exc:  # sqlite errors, and values SQLite refuses to bind
-                moved = self._moved()
+                moved = self._watch.moved()
                 if moved is not None:  # it failed because the file went away
                     self._follow(moved, ops, committed=False)
                     return
@@ -329,7 +318,7 @@ class Ledger:
 
                 append(self.path, ops)
                 return
-            moved = self._moved()
+            moved = self._watch.moved()
             if moved is not None:  # committed into a file no longer at self.path
                 self._follow(moved, ops, committed=True)
                 return
@@ -339,54 +328,20 @@ class Ledger:
 
     # --- the file deleted or replaced under this writer -------------------------------
 
-    def _moved(self) -> str | None:
-        """What happened to the open file, when it is no longer the one at ``self.path``
-        (deleted, or replaced by a rename) or its WAL was deleted; None when all is as
-        it was (docs/ledger.md, "Durability"). Asked after each commit, so it is cheap:
-        one ``stat`` of the folder, whose mtime changes whenever an entry in it is
-        created, deleted or renamed; only then the file and its WAL are looked at."""
-        try:
-            st = os.stat(self._folder)
-        except OSError:
-            return "deleted"
-        if st.st_mtime_ns == self._folder_mtime:
-            return None
-        moved = self._look()
-        # trust the mtime only once it is old enough that no later change can carry the
-        # same one (file times are coarse: a tick of a few ms, 2 s on FAT)
-        if moved is None and st.st_mtime_ns < time.time_ns() - _MTIME_MARGIN_NS:
-            self._folder_mtime = st.st_mtime_ns
-        return moved
-
-    def _look(self) -> str | None:
-        """:meth:`_moved` without the folder's shortcut: the file and its WAL."""
-        try:
-            st = os.stat(self.path)
-        except OSError:
-            return "deleted"
-        if (st.st_ino, st.st_dev) != self._file_id:
-            return "replaced"
-        wal = self._wal_id
-        try:
-            st = os.stat(self._wal_path)
-        except OSError:
-            return None if wal is None else "wal_deleted"
-        if wal is None:  # the first commit created it
-            self._wal_id = (st.st_ino, st.st_dev)
-        elif (st.st_ino, st.st_dev) != wal:
-            return "wal_deleted"
-        return None
-
     def _follow(self, moved: str, ops: list[Op] | None, *, committed: bool = False) -> None:
-        """Reopen the file at ``self.path`` after ``moved``; ``ops`` (just committed into
-        the old file, or refused by it) are written into the new one, or spooled.
+        """Reopen the file at ``self.path`` after ``moved`` (:class:`.sqlite_watch.Watch`);
+        ``ops`` (just committed into the old file, or refused by it) are written into the
+        new one, or spooled.
 
         The old WAL is checkpointed into the old file first (its frames live on in this
         connection's handles) and emptied: a deleted WAL's commits so reach the file,
         and a file renamed over this one never adopts the old file's frames (SQLite
         neither checkpoints nor deletes the WAL of a moved file when it closes it). When
         that cannot finish (another process reads the old file), the old WAL and
-        shared memory are set aside as ``<name>.orphaned-<time>``."""
+        shared memory are set aside as ``<name>.orphaned-<time>``. A "replaced" file
+        that holds the record just committed is the same file under another inode
+        number (some network filesystems): nothing is written twice, and after a few
+        such alarms the watch is switched off."""
         conn = self._conn
         assert conn is not None
         if self._reader is not None:
@@ -396,20 +351,33 @@ class Ledger:
             emptied = busy == 0 and log == done
         except sqlite3.Error:
             emptied = False
+        self._close_connection()
+        if not emptied and moved != "wal_deleted":
+            self._watch.set_aside()
+        self._open()
+        conn = self._conn
+        if (
+            moved == "replaced"
+            and committed
+            and conn is not None
+            and ops is not None
+            and already_there(conn, ops)
+        ):
+            if self._watch.false_alarm():
+                logger().warning(
+                    "hookrails ledger %s: its inode number changes while it stays the same "
+                    "file; a file deleted or replaced under this writer will not be noticed",
+                    self.path,
+                )
+            return
         logger().warning(
             "hookrails ledger %s: %s while open; reopening it",
             self.path,
             "its WAL was deleted" if moved == "wal_deleted" else f"the file was {moved}",
         )
-        old = {"-wal": self._wal_id, "-shm": self._shm_id}
-        self._close_connection()
-        if not emptied and moved != "wal_deleted":
-            _set_aside(self.path, old)
         self._rows.forget_sessions()  # a new file has none of their rows
-        self._open()
         if ops is None or (committed and moved == "wal_deleted" and emptied):
             return  # nothing to write, or the checkpoint brought it into the file
-        conn = self._conn
         if conn is not None:
             try:
                 _commit(conn, ops)
@@ -445,7 +413,7 @@ class Ledger:
     def _write_transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             if self._conn is not None:
-                moved = self._moved()
+                moved = self._watch.moved()
                 if moved is not None:
                     self._follow(moved, None)
             conn = self._conn
@@ -552,7 +520,7 @@ class Ledger:
 
         with self._lock:
             if self._conn is not None and self.degraded is None:
-                moved = self._moved()
+                moved = self._watch.moved()
                 if moved is not None:
                     self._follow(moved, None)
             if self._conn is None or self.degraded is not None:
@@ -635,27 +603,6 @@ def _transaction(conn: sqlite3.Connection, ops: list[Op]) -> None:
             except sqlite3.Error:
                 pass
         raise
-
-
-def _file_id(path: str) -> tuple[int, int] | None:
-    """(inode, device) of ``path``; None when there is no such file."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_ino, st.st_dev
-
-
-def _set_aside(path: str, old: dict[str, tuple[int, int] | None]) -> None:
-    """Rename ``path``'s WAL and shared memory out of the way when they are still the
-    ones of the file that was there (``old``: suffix -> its (device, inode))."""
-    stamp = time.strftime("%Y%m%dT%H%M%S")
-    for suffix, known in old.items():
-        if known is not None and _file_id(path + suffix) == known:
-            try:  # noqa: SIM105
-                os.replace(path + suffix, f"{path}{suffix}.orphaned-{stamp}")
-            except OSError:
-                pass
 
 
 def _execute(conn: sqlite3.Connection, ops: Sequence[Op]) -> None:

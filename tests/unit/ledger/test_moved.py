@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from guardrails import AgentDefinition, Guard, HookMatcher, Ledger
+from guardrails.ledger.sqlite_watch import Watch
 from tests._db import rows, value
 
 BEFORE, AFTER = 5, 30
@@ -150,15 +151,15 @@ def test_the_folder_shortcut_still_sees_every_fault(
     fault still changes the mtime."""
     db = str(tmp_path / "ledger.db")
     looks: list[str | None] = []
-    real_look = Ledger._look
+    real_look = Watch.look
 
-    def spy(self: Ledger) -> str | None:
+    def spy(self: Watch) -> str | None:
         found = real_look(self)
         if self.path == db:  # not the other ledger a fault makes
             looks.append(found)
         return found
 
-    monkeypatch.setattr(Ledger, "_look", spy)
+    monkeypatch.setattr(Watch, "look", spy)
     with Ledger(db) as ledger:
         guard = Guard(AgentDefinition(), ledger=ledger)
         _run(guard, _ids("before", BEFORE))
@@ -254,3 +255,25 @@ def test_idempotency_keys_follow_the_file_too(tmp_path: Path) -> None:
         assert again.replayed or again.denied  # the new file knows the key
     assert value(db, "SELECT count(*) FROM idempotency_keys") == 1
     assert value(db, "SELECT state FROM idempotency_keys") == "completed"
+
+
+def test_a_file_that_only_looks_replaced_is_never_written_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Some network filesystems change a file's inode number while it stays the same
+    file. The writer reopens it, finds the record it just committed there, writes
+    nothing twice, and after three such alarms stops watching (saying so once)."""
+    monkeypatch.setattr(Watch, "look", lambda self: "replaced")
+    monkeypatch.setattr(Watch, "moved", lambda self: None if self.off else self.look())
+    db = str(tmp_path / "ledger.db")
+    prompts = AgentDefinition(hooks={"UserPromptSubmit": [HookMatcher(hooks=[lambda e, c: None])]})
+    with caplog.at_level(logging.WARNING, logger="guardrails.ledger"), Ledger(db) as ledger:
+        guard = Guard(prompts, ledger=ledger)
+        _run(guard, _ids("call", 4))
+        assert guard.sync.user_prompt_submit("hello").allowed
+        assert ledger._watch.off
+    assert value(db, "SELECT count(*) FROM tool_calls") == 4
+    assert value(db, "SELECT count(*) FROM events") == 1
+    assert value(db, "SELECT count(*) FROM hook_runs") == 1
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1 and "inode number changes" in said[0], said
