@@ -235,6 +235,10 @@ class Ledger:
 
     def close(self) -> None:
         with self._lock:
+            if self._conn is not None and self._watch.pending:
+                moved = self._watch.moved()  # the last records were not looked after yet
+                if moved is not None:
+                    self._follow(moved, committed=True)
             self._close_connection()
         if self._reader is not None:
             self._reader.close()
@@ -311,16 +315,17 @@ class Ledger:
             except Exception as exc:  # sqlite errors, and values SQLite refuses to bind
                 moved = self._watch.moved()
                 if moved is not None:  # it failed because the file went away
-                    self._follow(moved, ops, committed=False)
+                    self._watch.pending.append(ops)
+                    self._follow(moved, committed=False)
                     return
                 self._degrade(exc)
                 from .spool import append
 
                 append(self.path, ops)
                 return
-            moved = self._watch.moved()
+            moved = self._watch.committed(ops)
             if moved is not None:  # committed into a file no longer at self.path
-                self._follow(moved, ops, committed=True)
+                self._follow(moved, committed=True)
                 return
             if self.degraded is not None:  # writable again; the spool waits for recover()
                 logger().info("hookrails ledger %s is writable again", self.path)
@@ -328,10 +333,11 @@ class Ledger:
 
     # --- the file deleted or replaced under this writer -------------------------------
 
-    def _follow(self, moved: str, ops: list[Op] | None, *, committed: bool = False) -> None:
-        """Reopen the file at ``self.path`` after ``moved`` (:class:`.sqlite_watch.Watch`);
-        ``ops`` (just committed into the old file, or refused by it) are written into the
-        new one, or spooled.
+    def _follow(self, moved: str, *, committed: bool) -> None:
+        """Reopen the file at ``self.path`` after ``moved`` (:class:`.sqlite_watch.Watch`)
+        and write into it the records committed since the last look (``pending``; the
+        last one refused by the old file when not ``committed``) that it does not hold,
+        or spool them.
 
         The old WAL is checkpointed into the old file first (its frames live on in this
         connection's handles) and emptied: a deleted WAL's commits so reach the file,
@@ -339,11 +345,13 @@ class Ledger:
         neither checkpoints nor deletes the WAL of a moved file when it closes it). When
         that cannot finish (another process reads the old file), the old WAL and
         shared memory are set aside as ``<name>.orphaned-<time>``. A "replaced" file
-        that holds the record just committed is the same file under another inode
-        number (some network filesystems): nothing is written twice, and after a few
-        such alarms the watch is switched off."""
+        that holds every record is the same file under another inode number (some
+        network filesystems): nothing is written twice, and after a few such alarms
+        the watch is switched off."""
         conn = self._conn
         assert conn is not None
+        pending = self._watch.pending
+        self._watch.pending = []
         if self._reader is not None:
             self._reader.close()  # it reads the old file; it reconnects when next asked
         try:
@@ -352,41 +360,40 @@ class Ledger:
         except sqlite3.Error:
             emptied = False
         self._close_connection()
-        if not emptied and moved != "wal_deleted":
+        if moved == "wal_deleted" and emptied:  # every commit reached the file
+            pending = pending if not committed else []
+        elif not emptied and moved != "wal_deleted":
             self._watch.set_aside()
         self._open()
         conn = self._conn
-        if (
-            moved == "replaced"
-            and committed
-            and conn is not None
-            and ops is not None
-            and already_there(conn, ops)
-        ):
-            if self._watch.false_alarm():
-                logger().warning(
-                    "hookrails ledger %s: its inode number changes while it stays the same "
-                    "file; a file deleted or replaced under this writer will not be noticed",
-                    self.path,
-                )
-            return
+        if conn is not None:
+            checked = bool(pending)
+            pending = [ops for ops in pending if not already_there(conn, ops)]
+            if moved == "replaced" and committed and checked and not pending:
+                if self._watch.false_alarm():
+                    logger().warning(
+                        "hookrails ledger %s: its inode number changes while it stays the same "
+                        "file; a file deleted or replaced under this writer will not be noticed",
+                        self.path,
+                    )
+                return
         logger().warning(
             "hookrails ledger %s: %s while open; reopening it",
             self.path,
             "its WAL was deleted" if moved == "wal_deleted" else f"the file was {moved}",
         )
         self._rows.forget_sessions()  # a new file has none of their rows
-        if ops is None or (committed and moved == "wal_deleted" and emptied):
-            return  # nothing to write, or the checkpoint brought it into the file
-        if conn is not None:
-            try:
-                _commit(conn, ops)
-                return
-            except Exception as exc:
-                self._degrade(exc)
         from .spool import append
 
-        append(self.path, ops)
+        for ops in pending:
+            if conn is not None:
+                try:
+                    _commit(conn, ops)
+                    continue
+                except Exception as exc:
+                    self._degrade(exc)
+                    conn = None
+            append(self.path, ops)
 
     def record(
         self,
@@ -415,7 +422,7 @@ class Ledger:
             if self._conn is not None:
                 moved = self._watch.moved()
                 if moved is not None:
-                    self._follow(moved, None)
+                    self._follow(moved, committed=True)
             conn = self._conn
             if conn is None:
                 raise LedgerError(
@@ -522,7 +529,7 @@ class Ledger:
             if self._conn is not None and self.degraded is None:
                 moved = self._watch.moved()
                 if moved is not None:
-                    self._follow(moved, None)
+                    self._follow(moved, committed=True)
             if self._conn is None or self.degraded is not None:
                 self._close_connection()
                 self._open()
