@@ -7,9 +7,9 @@ apply migrations and for the read side (CLI, queries). When the file cannot
 be written (read-only, disk full, corrupt, locked past the timeout, a newer
 schema) the Guard keeps guarding and the records go to a JSONL spool beside the
 database (:mod:`.spool`); ``recover()`` imports them later (:mod:`.sqlite_recover`).
-After each commit two ``stat`` calls check that the file and its WAL are still the
-ones at the path: a file deleted or replaced under the writer is followed
-(:meth:`Ledger._follow`), never written into unseen.
+After a commit (at most once a millisecond, and on close) :mod:`.sqlite_watch` checks
+that the file and its WAL are still the ones at the path: a file deleted or replaced
+under the writer is followed (:meth:`Ledger._follow`), never written into unseen.
 
 :class:`Ledger` implements :class:`~guardrails.ledger.store.Store`; what it writes
 for an event comes from :mod:`.records`, its idempotency keys live in
