@@ -170,7 +170,7 @@ _PROSE_PAIR = (
 )
 #: words after ``password is`` that are prose, not a password; so are words that end
 #: in one of _PROSE_ENDINGS (``is hashed``, ``is readable``)
-_PROSE_STOP = "|".join((
+_PROSE_STOP = frozenset((
     "a", "an", "the", "this", "that", "these", "those", "it", "its", "not", "no", "none", "now",
     "never", "still", "also", "only", "just", "already", "always", "usually", "often", "being",
     "been", "be", "set", "unset", "empty", "blank", "missing", "required", "optional", "needed",
@@ -301,7 +301,7 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
         [ \t]+
         (?:
             (?P<prose_q>\\?["'`])(?P<prose__s>(?:{_NOT_A_MASK}(?:\\.|[^\\\n"]))+?)(?P=prose_q)
-          | (?!(?i:{_PROSE_STOP})(?:-[A-Za-z]+)*{_PROSE_END})         # "is required", "is the"
+          |                                          # "is required": _ordinary() vetoes
             (?![A-Za-z-]*[A-Za-z](?i:{_PROSE_ENDINGS}){_PROSE_END})  # "is hashed", "is readable"
             (?![0-9]+[ \t]+(?i:{_PROSE_UNITS})s?\b)               # "is 42 characters long"
             (?!\$|-----BEGIN)
@@ -547,6 +547,8 @@ class Redactor:
             whole = m.group()
             # the kept context (NAME=, scheme://user:) may hold a secret of its own
             before = pattern.sub(replace, whole[: start - base]) if start > base else ""
+            if kind == "prose" and _ordinary(m.group("prose__s2")):
+                return before + whole[start - base :]  # "password is required": prose
             if kinds is not None:
                 kinds.append(kind)
             after = pattern.sub(replace, whole[end - base :]) if end < m.end() else ""
@@ -634,6 +636,16 @@ class Redactor:
             active.discard(key)
         memo[key] = result
         return result
+
+
+def _ordinary(value: str | None) -> bool:
+    """Whether an unquoted ``prose`` value is an ordinary word of _PROSE_STOP (``case``
+    in ``case-sensitive`` too): a Python check, so the combined pattern stays quick to
+    compile (the words as a regex alternation doubled its compile time)."""
+    if value is None:
+        return False
+    first, *rest = value.split("-")
+    return first.lower() in _PROSE_STOP and all(p.isascii() and p.isalpha() for p in rest)
 
 
 def _unique_key(key: str, taken: Mapping[Any, Any], original: Mapping[Any, Any]) -> str:
