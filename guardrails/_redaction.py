@@ -56,18 +56,35 @@ Built-in kinds:
     of ``"'`,;&(){}[]<>\\``. Not masked: ``$VAR`` references, the literals
     ``None null nil true false True False undefined``, and a value followed by
     ``(`` or ``[`` (``getpass()``, ``os.environ["X"]``: code, not a secret).
+``prose``
+    a secret said in words, as in a user prompt: the word after ``NAME is``,
+    ``NAME was``, ``NAME is set to`` or ``NAME is:``, where NAME is ``password``,
+    ``passwd``, ``passphrase``, ``passcode``, ``secret``, ``token``, ``api key``
+    (``apikey``, ``api_key``), an identifier ending in one of them (``DB_PASSWORD``),
+    or two words such as ``access token``, ``client secret``, ``private key``; and
+    after ``api key =`` or ``api key:`` (two words, ending in ``key``: one identifier
+    is ``env_key``'s). A quoted value is masked whole; an unquoted one up to
+    whitespace or one of ``"'`,;(){}[]<>\\``, without trailing ``.!?:``. Not masked,
+    so that ordinary prose stays: a value that is a common word (``is required``,
+    ``is the``, ``is not``, ``is too short``), one ending in -ed, -ing, -ly, -ble,
+    -ive, -ous, -ful or -less (``is hashed``, ``is case-sensitive``), a number
+    followed by a unit (``is 42 characters long``), ``$VAR`` and code (``getpass()``).
+    ``the password field is required`` and ``token count`` hold no separator at all.
 
 Known limits. Missed: anything without a recognisable prefix or ``NAME=``
 context (a bare password, a JWT, Stripe/Google/npm/PyPI tokens: add them with
 ``extra_patterns``); the rest of an unquoted value after a space; ``NAME value``
-without a separator (``--api-key abc``); a secret glued to a word
+without a separator (``--api-key abc``, ``passwd hunter2``); a password that is a
+word of the ``prose`` list (``the password is secret``); a secret glued to a word
 (``xsk-ant-...``, ``AKIA...`` followed by a letter); a quoted value that already
 holds a mask (its other words stay). Over-masked: code and config such as
 ``api_key=api_key`` or ``sort_key = lambda``, and ``Token: word`` lines whose
 NAME ends in one of the words above.
 
 :meth:`Redactor.redact` also masks, whole and with kind ``field``, non-empty
-string values of dict keys that name a secret (see :func:`is_secret_key`).
+string values of dict keys that name a secret (see :func:`is_secret_key`), and
+redacts dict keys like any text (``{"ghp_...": 1}``): two keys that mask to the same
+text stay two, the later ones suffixed ``#2``, ``#3`` (never merged, never dropped).
 """
 
 from __future__ import annotations
@@ -96,6 +113,8 @@ __all__ = [
 DEFAULT_MASK: Final = "[REDACTED:{kind}]"
 #: containers nested deeper than this are replaced by the ``depth`` mask
 MAX_DEPTH: Final = 64
+#: dict keys a Redactor remembers as holding no secret
+_KEY_CACHE = 4096
 
 # The env_key NAME: an identifier taken whole (atomic, up to its last letter), then
 # fixed-width lookbehinds test how it ends: one check per identifier, not per character.
@@ -139,6 +158,42 @@ def _starts_word(word_chars: str, after: int = 0) -> str:
     skip = f".{{{after}}}" if after else ""
     return rf"(?:(?<![\\{_MASK_ENDS}{word_chars}]{skip})|(?<=\\[nrt]{skip}))"
 
+
+#: the prose kind's names: a word (``password``, ``DB_PASSWORD``, ``token``) before
+#: ``is``/``was``, and two words (``api key``, ``access token``) before that or ``=``/``:``
+_PROSE_WORD = (
+    r"(?:[A-Za-z0-9]+[_-])*(?i:password|passwd|passphrase|passcode|secret|token|api[_-]?key)"
+)
+_PROSE_PAIR = (
+    r"(?i:api|access|secret|private|auth|client|signing|encryption|session|refresh|bearer"
+    r"|master|app)[ \t]+(?i:key|token|secret|password)"
+)
+#: words after ``password is`` that are prose, not a password; so are words that end
+#: in one of _PROSE_ENDINGS (``is hashed``, ``is readable``)
+_PROSE_STOP = frozenset((
+    "a", "an", "the", "this", "that", "these", "those", "it", "its", "not", "no", "none", "now",
+    "never", "still", "also", "only", "just", "already", "always", "usually", "often", "being",
+    "been", "be", "set", "unset", "empty", "blank", "missing", "required", "optional", "needed",
+    "necessary", "mandatory", "invalid", "valid", "incorrect", "correct", "wrong", "right",
+    "expired", "revoked", "rotated", "weak", "strong", "short", "long", "too", "very", "case",
+    "sensitive", "secret", "private", "public", "secure", "insecure", "safe", "unsafe", "good",
+    "bad", "fine", "ok", "okay", "same", "different", "unique", "known", "unknown", "new", "old",
+    "in", "on", "at", "for", "from", "of", "to", "with", "by", "as", "into", "via", "under",
+    "over", "per", "about", "here", "there", "what", "which", "where", "how", "why", "when",
+    "who", "your", "my", "our", "their", "his", "her", "yours", "mine", "ours", "theirs",
+    "something", "nothing", "anything", "everything", "null", "nil", "true", "false", "undefined",
+    "out", "up", "off", "gone", "lost", "back",
+    "hidden", "shown", "sent", "stored", "saved", "hashed", "encrypted", "visible", "available",
+    "unavailable", "ready",
+))  # fmt: skip
+_PROSE_ENDINGS = "ed|ing|ly|ble|ive|ous|ful|less"
+_PROSE_UNITS = (
+    "char|character|digit|letter|byte|bit|symbol|word|day|hour|minute|second|week|month|year"
+)
+#: characters that end a prose value: env_key's but ``&`` (``Tr0ub4dor&3`` is one password)
+_PROSE_VALUE_STOP = r"""\s"'`,;(){}\[\]<>\\"""
+#: a word ends: trailing punctuation, then a character that ends a value or the text
+_PROSE_END = rf"[.!?:]*(?:[{_PROSE_VALUE_STOP}]|\Z)"
 
 #: (kind, pattern); a group named ``<kind>__s...`` marks the part to mask, else the
 #: whole match is masked. The patterns are joined into one alternation (VERBOSE).
@@ -232,6 +287,26 @@ _BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
           | (?![rbfuRBFU]{{1,2}}["'`]|\$|-----BEGIN)
             (?!(?:None|null|nil|true|false|True|False|undefined)(?![^{_VALUE_STOP}]))
             (?P<env_key__s2>(?:{_NOT_A_MASK}[^{_VALUE_STOP}])++)(?![{_MASK_STARTS}(\[])
+        )
+        """,
+    ),
+    (
+        "prose",
+        rf"""
+        (?<![A-Za-z0-9_])(?:{_PROSE_PAIR}|{_PROSE_WORD})(?![A-Za-z0-9_])
+        (?:
+            [ \t]+(?i:is|was)(?:[ \t]+(?i:set[ \t]+to))?(?:[ \t]*:)?
+          | (?<=(?i:key))[ \t]*(?:=|:(?=[ \t]))                 # api key = X, api key: X
+        )
+        [ \t]+
+        (?:
+            (?P<prose_q>\\?["'`])(?P<prose__s>(?:{_NOT_A_MASK}(?:\\.|[^\\\n"]))+?)(?P=prose_q)
+          |                                          # "is required": _ordinary() vetoes
+            (?![A-Za-z-]*[A-Za-z](?i:{_PROSE_ENDINGS}){_PROSE_END})  # "is hashed", "is readable"
+            (?![0-9]+[ \t]+(?i:{_PROSE_UNITS})s?\b)               # "is 42 characters long"
+            (?!\$|-----BEGIN)
+            (?P<prose__s2>(?:{_NOT_A_MASK}[^{_PROSE_VALUE_STOP}])*?[^{_PROSE_VALUE_STOP}.!?:])
+            (?={_PROSE_END})(?![.!?:]*[{_MASK_STARTS}(\[])
         )
         """,
     ),
@@ -370,7 +445,7 @@ class Redactor:
     ``REDACTED`` is not.
     """
 
-    __slots__ = ("_masks", "_pattern", "_secret_groups", "_split_masks", "_user")
+    __slots__ = ("_keys", "_masks", "_pattern", "_secret_groups", "_split_masks", "_user")
 
     def __init__(
         self,
@@ -398,6 +473,20 @@ class Redactor:
         self._pattern: re.Pattern[str] | None = None
         self._secret_groups: dict[str, tuple[str, ...]] = {}
         self._split_masks: re.Pattern[str] | None = None
+        #: dict keys seen that hold no secret: keys repeat, and each costs a prefilter
+        self._keys: set[str] = set()
+
+    def _key(self, key: str) -> str:
+        """``key`` redacted; the same object when it holds no secret."""
+        keys = self._keys
+        if key in keys:
+            return key
+        masked = self._run(key, None)
+        if masked == key:
+            if len(keys) < _KEY_CACHE and len(key) <= 128:
+                keys.add(key)
+            return key
+        return masked
 
     def _builtin(self) -> re.Pattern[str]:
         """The combined built-in pattern, compiled on first use."""
@@ -458,6 +547,8 @@ class Redactor:
             whole = m.group()
             # the kept context (NAME=, scheme://user:) may hold a secret of its own
             before = pattern.sub(replace, whole[: start - base]) if start > base else ""
+            if kind == "prose" and _ordinary(m.group("prose__s2")):
+                return before + whole[start - base :]  # "password is required": prose
             if kinds is not None:
                 kinds.append(kind)
             after = pattern.sub(replace, whole[end - base :]) if end < m.end() else ""
@@ -493,9 +584,11 @@ class Redactor:
         """A deep copy of ``value`` with the secrets in every nested string masked.
 
         Dicts (any mapping: a plain ``dict`` comes back), lists, tuples, sets and
-        frozensets are copied; dict keys are kept as they are, but a non-empty
-        string value under a key that names a secret (:func:`is_secret_key`) is
-        masked whole with kind ``field``. Other values (numbers, ``None``, bytes,
+        frozensets are copied; a string dict key is redacted like any text (a masked
+        key that reads like one before it, or like another key of the dict, gets
+        ``#2``, ``#3``...: the dict keeps every entry), and a non-empty string value
+        under a key that names a secret (:func:`is_secret_key`) is masked whole with
+        kind ``field``. Other values (numbers, ``None``, bytes,
         objects) are returned unchanged. A container met again while inside itself
         becomes the ``cycle`` mask, one nested deeper than ``MAX_DEPTH`` the
         ``depth`` mask; a container shared (not cyclic) is copied once.
@@ -519,14 +612,18 @@ class Redactor:
             result: Any
             if isinstance(value, Mapping):
                 field = self._masks["field"]
-                result = {
-                    k: (
+                result = {}
+                for k, v in value.items():
+                    v = (
                         field
                         if isinstance(k, str) and isinstance(v, str) and v and is_secret_key(k)
                         else self._value(v, depth + 1, memo, active)
                     )
-                    for k, v in value.items()
-                }
+                    if isinstance(k, str):
+                        masked = self._key(k)
+                        if masked is not k:  # a secret used as a key: never merge two keys
+                            k = _unique_key(masked, result, value)
+                    result[k] = v
             else:
                 items = [self._value(v, depth + 1, memo, active) for v in value]
                 if isinstance(value, list):
@@ -539,6 +636,26 @@ class Redactor:
             active.discard(key)
         memo[key] = result
         return result
+
+
+def _ordinary(value: str | None) -> bool:
+    """Whether an unquoted ``prose`` value is an ordinary word of _PROSE_STOP (``case``
+    in ``case-sensitive`` too): a Python check, so the combined pattern stays quick to
+    compile (the words as a regex alternation doubled its compile time)."""
+    if value is None:
+        return False
+    first, *rest = value.split("-")
+    return first.lower() in _PROSE_STOP and all(p.isascii() and p.isalpha() for p in rest)
+
+
+def _unique_key(key: str, taken: Mapping[Any, Any], original: Mapping[Any, Any]) -> str:
+    """``key`` (a masked dict key), or ``key#2``, ``key#3``... when a key masked before it
+    or a key of the original dict already reads that way."""
+    found, n = key, 1
+    while found in taken or found in original:
+        n += 1
+        found = f"{key}#{n}"
+    return found
 
 
 def _compile_user(pattern: str | re.Pattern[str]) -> re.Pattern[str]:

@@ -96,6 +96,7 @@ from ..definition.model import AgentDefinition
 from ..dispatch.guard import Guard
 from ..errors import LedgerError
 from ..events import PostToolUse, PostToolUseFailure, PreToolUse
+from ..ledger.common import escape_surrogates
 from ..ledger.sqlite import Ledger
 from ..results import UNSET
 from .transcript import (
@@ -328,6 +329,13 @@ class ReplayReport:
         }
         return DEFAULT_REDACTOR.redact(doc)  # type: ignore[no-any-return]
 
+    def to_json(self) -> str:
+        """:meth:`as_dict` as JSON text (``--json``). UTF-8 cannot hold a lone surrogate
+        (a ``"\\ud800"`` in a recorded input), so one is written as that JSON escape:
+        the document reads back the same."""
+        text = json.dumps(self.as_dict(), indent=2, ensure_ascii=False, default=str)
+        return escape_surrogates(text)
+
     def lines(self, *, show_all: bool = False) -> list[str]:
         """The human report: notable calls (every call with ``show_all``), then a summary."""
         subs = len(self.files) - 1
@@ -364,7 +372,8 @@ class ReplayReport:
             listed = ", ".join(f"{k}: {n}" for k, n in sorted(unknown.items()))
             out.append(f"skipped records of unknown types ({listed})")
         out.append(f"ledger: {self.ledger}" if self.ledger else "ledger: temporary (removed after)")
-        return [DEFAULT_REDACTOR.redact_text(line) for line in out]
+        # a lone surrogate (see to_json) is shown as its \\udXXX escape: it cannot be printed
+        return [escape_surrogates(DEFAULT_REDACTOR.redact_text(line)) for line in out]
 
     def _call_lines(self, c: ReplayedCall) -> list[str]:
         where = f"{os.path.basename(c.file)}:{c.line}"

@@ -104,8 +104,10 @@ class ReplayWarning:
     message: str
 
     def __str__(self) -> str:
+        from ..ledger.common import escape_surrogates  # an id may hold a lone surrogate
+
         where = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{where}: {self.message}"
+        return escape_surrogates(f"{where}: {self.message}")
 
 
 @dataclass

@@ -96,6 +96,14 @@ def status(ledger_file: str | None, config: str | None, as_json: bool) -> None:
     show_default=True,
     help="cut longer table cells (0: never)",
 )
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    default=30.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="stop a query after this much work, e.g. a recursive CTE that never ends (0: no limit)",
+)
 def query(
     sql: str | None,
     ledger_file: str | None,
@@ -104,6 +112,7 @@ def query(
     params: tuple[tuple[str, str], ...],
     fmt: str,
     max_width: int,
+    timeout: float,
 ) -> None:
     """Run one read-only SQL statement (or a saved query) against the ledger.
 
@@ -113,7 +122,9 @@ def query(
     """
     from ..ledger.query import run_query
 
-    result = run_query(_path(ledger_file, config), sql, saved=saved, params=dict(params))
+    result = run_query(
+        _path(ledger_file, config), sql, saved=saved, params=dict(params), timeout=timeout
+    )
     for line in result.render(fmt, max_width=max_width):
         click.echo(line)
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 __all__ = ["replay"]
@@ -47,7 +45,7 @@ def replay(
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
     if as_json:
-        click.echo(json.dumps(report.as_dict(), indent=2, ensure_ascii=False, default=str))
+        click.echo(report.to_json())
     else:
         for line in report.lines(show_all=show_all):
             click.echo(line)

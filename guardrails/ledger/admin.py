@@ -168,7 +168,7 @@ def export_table(path: str, table: str = "tool_calls") -> QueryResult:
     """Every row of ``table``, in insertion order (``.render("jsonl")`` for JSON lines)."""
     if table not in TABLES:
         raise LedgerError(f"cannot export {table!r}; tables: {', '.join(TABLES)}", kind="query")
-    return run_query(path, f"SELECT * FROM {table} ORDER BY rowid")
+    return run_query(path, f"SELECT * FROM {table} ORDER BY rowid", timeout=None)
 
 
 # --- tail ----------------------------------------------------------------------------------
@@ -213,7 +213,9 @@ def _summary(tool: str, arguments: str | None, width: int = 60) -> str:
     except ValueError:
         args = arguments
     value: Any = args
-    if isinstance(args, dict):
+    if isinstance(args, dict) and args.get("_truncated") is True:  # records.truncation_marker
+        value = f"[{args.get('size')} bytes, truncated] {args.get('head')}"
+    elif isinstance(args, dict):
         primary = BUILTIN_PRIMARY_ARGS.get(tool, ("", ""))[0]
         if primary in args:
             value = args[primary]

@@ -24,6 +24,7 @@ __all__ = [
     "DEFAULT_LEDGER",
     "ENV_VAR",
     "error_kind",
+    "escape_surrogates",
     "iso_time",
     "logger",
     "open_failure_kind",
@@ -111,3 +112,16 @@ def error_kind(exc: BaseException) -> str:
     if "locked" in text or "busy" in text:
         return "locked"
     return "error"
+
+
+def escape_surrogates(text: str) -> str:
+    """``text`` with each lone UTF-16 surrogate (``"\\ud800"``, which ``JSON.stringify``
+    and ``json.loads`` produce, UTF-8 cannot hold and SQLite refuses to bind) written as
+    its six-character JSON escape ``\\ud800``. Inside JSON text that is the same string
+    (``json.loads`` reads it back, ``json_extract`` reads it); in plain text it is a
+    readable stand-in. Text without one comes back as it is, at the cost of a scan."""
+    if text.isascii():
+        return text
+    import re
+
+    return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -16,18 +16,20 @@ import json
 import os
 import re
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import LedgerError
-from .common import error_kind
+from .common import error_kind, escape_surrogates
 from .migrations import SQL_DIR, schema_sql
 from .reader import connect_readonly
 
 __all__ = [
     "DEFAULT_MAX_WIDTH",
+    "DEFAULT_TIMEOUT",
     "FORMATS",
     "Catalog",
     "QueryResult",
@@ -48,6 +50,10 @@ __all__ = [
 FORMATS = ("table", "json", "jsonl", "csv")
 #: table cells longer than this are cut (``--max-width``; json/jsonl/csv are never cut)
 DEFAULT_MAX_WIDTH = 80
+#: seconds of SQLite work one ``ledger query`` may take (``--timeout``; 0: no limit)
+DEFAULT_TIMEOUT = 30.0
+#: SQLite VM instructions between two looks at the clock (a few microseconds of work)
+_PROGRESS_STEPS = 10_000
 
 
 # --- connections -----------------------------------------------------------------------
@@ -307,7 +313,7 @@ def cell(value: Any, max_width: int) -> str:
     elif isinstance(value, float):
         text = repr(value) if len(repr(value)) <= 12 else f"{value:.6g}"
     else:
-        text = str(value)
+        text = escape_surrogates(str(value))  # a decoded JSON string may hold one
     text = text.replace("\r\n", "\n").replace("\n", "\u21b5").replace("\t", " ")
     if max_width and len(text) > max_width:
         text = text[: max(max_width - 1, 1)] + "\u2026"
@@ -360,19 +366,71 @@ def _query_error(exc: sqlite3.Error) -> LedgerError:
     return LedgerError(f"query failed: {text}", kind="query")
 
 
+class _Budget:
+    """A query's time limit, as a progress handler: SQLite stops the statement once it
+    has worked on it for ``limit`` seconds in all. Only the time inside SQLite counts
+    (``start``/``stop`` around each step), not the time a reader (a pager) takes."""
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        self.spent = 0.0
+        self.since: float | None = None
+        self.hit = False
+
+    def start(self) -> None:
+        self.since = time.monotonic()
+
+    def stop(self) -> None:
+        if self.since is not None:
+            self.spent += time.monotonic() - self.since
+            self.since = None
+
+    def __call__(self) -> int:
+        if self.since is not None and self.spent + time.monotonic() - self.since > self.limit:
+            self.hit = True
+            return 1  # non-zero: SQLite interrupts the statement
+        return 0
+
+    def error(self) -> LedgerError:
+        return LedgerError(
+            f"query stopped after {self.limit:g} s of work, the --timeout limit (a recursive "
+            "CTE needs a LIMIT or a condition that ends it); raise it with --timeout SECONDS, "
+            "or --timeout 0 for no limit",
+            kind="query",
+        )
+
+
+def _text(data: bytes) -> str:
+    """Text SQLite hands back. ``json_extract`` of a string stored with a lone surrogate
+    (``"\\ud800"``, docs/ledger.md) returns bytes that are not UTF-8: they come back as
+    the ``\\ud800`` escape instead of failing the whole query."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return escape_surrogates(data.decode("utf-8", "surrogatepass"))
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "replace")
+
+
 def run_query(
     path: str,
     sql: str | None = None,
     *,
     saved: str | None = None,
     params: dict[str, Any] | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
 ) -> QueryResult:
     """Run one read-only statement (``sql``, or the saved query ``saved``) with named
     ``params``. Writes, ATTACH and PRAGMAs are refused (the connection's authorizer),
-    so nothing in the file can change."""
+    so nothing in the file can change. ``timeout``: seconds of SQLite work before the
+    query is stopped with a :class:`LedgerError` saying so (None or 0: no limit)."""
     params = dict(params or {})
     if (sql is None) == (saved is None):
         raise LedgerError("give either SQL or --saved NAME (one of the two)", kind="query")
+    if timeout is not None and timeout < 0:
+        raise LedgerError("--timeout must be 0 (no limit) or more seconds", kind="query")
     if saved is not None:
         query = saved_query(saved)
         missing = [p for p in query.params if p not in params]
@@ -393,23 +451,38 @@ def run_query(
     import sqlite_utils
 
     conn = connect(path)
+    conn.text_factory = _text
+    budget = _Budget(timeout) if timeout else None
+    if budget is not None:
+        conn.set_progress_handler(budget, _PROGRESS_STEPS)
+        budget.start()
     try:
         db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
         cursor = db.execute(sql, params)
     except sqlite3.Error as exc:
         conn.close()
-        raise _query_error(exc) from None
+        raise budget.error() if budget and budget.hit else _query_error(exc) from None
+    finally:
+        if budget is not None:
+            budget.stop()
     columns = [d[0] for d in cursor.description or ()]
-    return QueryResult(columns, _stream(conn, cursor))
+    return QueryResult(columns, _stream(conn, cursor, budget))
 
 
-def _stream(conn: sqlite3.Connection, cursor: sqlite3.Cursor) -> Iterator[tuple[Any, ...]]:
+def _stream(
+    conn: sqlite3.Connection, cursor: sqlite3.Cursor, budget: _Budget | None = None
+) -> Iterator[tuple[Any, ...]]:
     try:
         while True:
+            if budget is not None:
+                budget.start()
             try:
                 batch = cursor.fetchmany(500)
             except sqlite3.Error as exc:
-                raise _query_error(exc) from None
+                raise budget.error() if budget and budget.hit else _query_error(exc) from None
+            finally:
+                if budget is not None:
+                    budget.stop()
             if not batch:
                 return
             yield from (tuple(r) for r in batch)

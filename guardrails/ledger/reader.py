@@ -160,9 +160,12 @@ class LedgerReader:
         return self._conn
 
     def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        """Close the connection (a query opens a new one): after the file was replaced,
+        the next query reads the new file."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
 
     def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[dict[str, Any]]:
         """Run one read-only statement: its rows as dicts."""

@@ -5,7 +5,9 @@
 ``event``, ``hook_run``). They are plain JSON-able values, so the spool stores them
 as they are and a store runs them with its own statements (``sqlite._SQL``). Tool
 inputs, outputs, payloads, reasons and error messages are redacted here, before
-anything is written anywhere.
+anything is written anywhere, and JSON values over their cap become a
+:func:`truncation_marker` (``max_arguments``, ``max_output``). Strings keep any lone
+surrogate; a store that cannot bind one escapes it (:func:`escape_ops`).
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from __future__ import annotations
 import json
 import re
 
-from .._canonical_json import input_hash
+from .._canonical_json import _sha256_hex, input_hash
 from ..results import UNSET
-from .common import iso_time
+from .common import escape_surrogates, iso_time
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
     #: one statement to run: its name and positional parameters
     Op = tuple[str, list[Any]]
 
-__all__ = ["EVENT_ID", "EventRows"]
+__all__ = ["EVENT_ID", "EventRows", "escape_ops", "truncation_marker"]
 
 #: placeholder in hook_run params for the id of the events row written just before
 #: (a string, so a spooled record keeps its meaning)
@@ -37,6 +39,75 @@ _SESSION_EVENTS = frozenset({"SessionStart", "SessionEnd", "UserPromptSubmit"})
 _CACHE_LIMIT = 10_000
 #: characters beyond the cap that are still redacted, so a secret cut by the cap is caught
 _CUT_MARGIN = 4096
+#: UTF-8 bytes one character of a str can take in JSON text, at most (``\u0000``)
+_MAX_CHAR_BYTES = 6
+
+
+def truncation_marker(size: int, sha256: str, head: str) -> dict[str, Any]:
+    """What a JSON column holds instead of a value over its cap (docs/ledger.md): still
+    JSON, so ``json_extract(tool_call_arguments, '$._truncated')`` finds them. ``size``
+    and ``sha256`` are of the whole JSON text as the value was (UTF-8, before
+    redaction), ``head`` its redacted beginning, cut to fit the cap."""
+    return {"_truncated": True, "size": size, "sha256": sha256, "head": head}
+
+
+def _bound(value: Any, budget: int) -> int:
+    """``budget`` less an upper bound of the UTF-8 bytes of ``value``'s JSON text (as
+    ``json.dumps`` writes it), stopping once it is negative: a walk of the containers, no
+    serializing (a guarded call's ``{"command": "ls"}`` costs a fraction of a microsecond)."""
+    t = type(value)
+    if t is str:
+        return budget - len(value) * _MAX_CHAR_BYTES - 2
+    if t is dict:
+        budget -= 2  # {}
+        for k, v in value.items():
+            # "key": value, -- a key JSON cannot hold is measured by _oversized
+            budget -= (len(k) if type(k) is str else 64) * _MAX_CHAR_BYTES + 6
+            budget = _bound(v, budget)
+            if budget < 0:
+                break
+        return budget
+    if t is list or t is tuple:
+        budget -= 2  # []
+        for v in value:
+            budget = _bound(v, budget - 2)  # value,
+            if budget < 0:
+                break
+        return budget
+    if value is None or t is bool or t is float:
+        return budget - 24  # -1.7976931348623157e+308
+    if t is int and -(2**63) < value < 2**63:
+        return budget - 20
+    return -1  # anything else (big ints, bytes, objects, subclasses): measure it
+
+
+def _utf8_size(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def _head(text: str, budget: int) -> str:
+    """The longest beginning of ``text`` that takes at most ``budget`` bytes once it is a
+    JSON string (UTF-8, ``"`` and ``\\`` escaped), cut between characters."""
+    data = text.encode("utf-8", "surrogatepass")[:budget]
+    try:
+        head = data.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError as exc:  # a character cut in two: drop its first bytes
+        head = data[: exc.start].decode("utf-8", "surrogatepass")
+    while True:
+        over = _utf8_size(head) + head.count('"') + head.count("\\") - budget
+        if over <= 0:
+            return head
+        head = head[: len(head) - over]  # each character dropped is a byte or more
+
+
+def escape_ops(ops: list[Op]) -> list[Op]:
+    """``ops`` with lone surrogates in their strings escaped (:func:`.common.escape_surrogates`):
+    what SQLite is given when it refused them (``UnicodeEncodeError``), and what an import
+    of the spool gives it. JSON columns stay the same JSON, so nothing is lost."""
+    return [
+        (name, [escape_surrogates(p) if type(p) is str else p for p in params])
+        for name, params in ops
+    ]
 
 
 def _error_parts(error: str) -> tuple[str | None, str]:
@@ -51,58 +122,71 @@ def _error_parts(error: str) -> tuple[str | None, str]:
 class EventRows:
     """Makes each event's rows; remembers what saves work on later events of a session
     (when its row was refreshed, a PreToolUse's arguments for its PostToolUse, redacted
-    hook names). ``max_output``: UTF-8 bytes of a tool result or payload kept as JSON."""
+    hook names). ``max_output``: UTF-8 bytes of a tool result or payload kept as JSON;
+    ``max_arguments``: the same for tool arguments and annotations."""
 
-    def __init__(self, redactor: Redactor, max_output: int) -> None:
+    def __init__(self, redactor: Redactor, max_output: int, max_arguments: int) -> None:
         self.redactor = redactor
         self.max_output = max_output
+        self.max_arguments = max_arguments
         #: session id -> when its row was last written (the upsert is paid once a while)
         self._sessions_seen: dict[str, float] = {}
         #: (session, tool call) -> (final arguments JSON, hash) from PreToolUse, for the post
         self._pending_args: dict[tuple[str, str | None], tuple[str, str]] = {}
         self._names: dict[str, str] = {}
+        # json.dumps(value, ensure_ascii=False, allow_nan=False, default=...), without
+        # building an encoder per value (a microsecond each, a few per event);
+        # allow_nan=False: the column must stay valid JSON for json_extract()
+        self._encode = json.JSONEncoder(
+            ensure_ascii=False, allow_nan=False, default=self._text_of
+        ).encode
 
     def _text_of(self, value: Any) -> str:
         """What JSON cannot hold (bytes, objects) is stored as its redacted ``str``."""
         return self.redactor.redact_text(str(value))
 
-    def _json(self, value: Any, cap: int | None = None) -> tuple[str, bool, int]:
-        if cap is not None:
+    def _json(self, value: Any, cap: int) -> tuple[str, bool, int]:
+        """``(JSON text, truncated, size)`` of ``value``, redacted. A value whose JSON
+        text is over ``cap`` UTF-8 bytes becomes a :func:`truncation marker
+        <truncation_marker>`; ``size`` is the bytes of the whole text either way."""
+        if _bound(value, cap) < 0:  # it may be over the cap: measure it before redacting
             big = self._oversized(value, cap)
             if big is not None:
                 return big
-        try:  # allow_nan=False: the column must stay valid JSON for json_extract()
-            text = json.dumps(
-                self.redactor.redact(value),
-                ensure_ascii=False,
-                allow_nan=False,
-                default=self._text_of,
-            )
+        try:
+            text = self._encode(self.redactor.redact(value))
         except (TypeError, ValueError, RecursionError):  # NaN, keys JSON refuses, deep nesting
-            text = json.dumps(self.redactor.redact_text(repr(value)), ensure_ascii=False)
-        if cap is None:
-            return text, False, len(text)
+            try:
+                shown = repr(value)
+            except RecursionError:
+                shown = f"<{type(value).__name__} nested too deeply>"
+            if len(shown) > cap:
+                return self._marker(json.dumps(shown, ensure_ascii=False), cap)
+            text = json.dumps(self.redactor.redact_text(shown), ensure_ascii=False)
         size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
-        if size <= cap:
-            return text, False, size
-        cut = text.encode("utf-8", "surrogatepass")[:cap].decode("utf-8", "ignore")
-        return json.dumps(cut + "…[truncated]", ensure_ascii=False), True, size
+        return text, False, size
 
     def _oversized(self, value: Any, cap: int) -> tuple[str, bool, int] | None:
-        """A value far over the cap is cut first and redacted as text, so a 1 MB tool
-        output costs a cap's worth of redaction, not a megabyte's."""
-        if isinstance(value, str) and len(value) <= cap:
-            return None
+        """The marker of a value whose JSON text is over ``cap`` bytes (None: it is not).
+        Only the marker's head is redacted, so a 50 MB input costs a cap's worth of
+        redaction, not 50 MB's."""
         try:
             raw = json.dumps(value, ensure_ascii=False, default=str)
         except (TypeError, ValueError, RecursionError):
             return None
-        if len(raw) <= cap + _CUT_MARGIN:
+        if _utf8_size(raw) <= cap:
             return None
-        size = len(raw.encode("utf-8", "surrogatepass"))
-        head = self.redactor.redact_text(raw[: cap + _CUT_MARGIN])
-        cut = head.encode("utf-8", "surrogatepass")[:cap].decode("utf-8", "ignore")
-        return json.dumps(cut + "…[truncated]", ensure_ascii=False), True, size
+        return self._marker(raw, cap)
+
+    def _marker(self, raw: str, cap: int) -> tuple[str, bool, int]:
+        data = raw.encode("utf-8", "surrogatepass")
+        head = _head(self.redactor.redact_text(raw[: cap + _CUT_MARGIN]), cap)
+        marker = truncation_marker(len(data), _sha256_hex(data), head)
+        return json.dumps(marker, ensure_ascii=False), True, len(data)
+
+    def forget_sessions(self) -> None:
+        """Write every session's row again on its next event (into a file opened anew)."""
+        self._sessions_seen.clear()
 
     def _name(self, hook: str) -> str:
         """A hook's name, redacted once (an http hook's URL may carry a token)."""
@@ -141,13 +225,14 @@ class EventRows:
         event_ref: Any = None
         if name == "PreToolUse":
             call_id = ev.tool_use_id
-            args, _, _ = self._json(ev.tool_input)
-            final = (
-                args if decision.updated_input is None else self._json(decision.updated_input)[0]
-            )
+            cap = self.max_arguments
+            args, _, _ = self._json(ev.tool_input, cap)
+            upd = decision.updated_input
+            final = args if upd is None else self._json(upd, cap)[0]
             denied = decision.decision == "deny"
             digest = input_hash(ev.tool_input)
-            notes = None if decision.annotations is None else self._json(decision.annotations)[0]
+            facts = decision.annotations
+            notes = None if facts is None else self._json(facts, cap)[0]
             if not denied:
                 if len(self._pending_args) >= _CACHE_LIMIT:
                     self._pending_args.clear()
@@ -169,7 +254,7 @@ class EventRows:
             if cached is not None and ev.tool_input is not None:
                 args, digest = cached
             else:  # no PreToolUse here (another process recorded it, or none ran)
-                args, _, _ = self._json(ev.tool_input)
+                args, _, _ = self._json(ev.tool_input, self.max_arguments)
                 digest = input_hash(ev.tool_input)
             result: str | None
             size: int | None

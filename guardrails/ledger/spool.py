@@ -2,10 +2,16 @@
 
 Each line is one event's operations (``{"v": 1, "ops": [[name, params], ...]}``,
 see :mod:`.records`), appended with one ``O_APPEND`` write so processes spooling at
-once do not interleave. ``recover()`` (:meth:`Ledger.recover
-<guardrails.ledger.sqlite.Ledger.recover>`) imports them: it takes the spool
-(:func:`take`) inside its write transaction, runs each record's operations, and
-:func:`finish` keeps the lines it could not import in ``<spool>.rejected``. This
+once do not interleave. The line is ASCII (a lone surrogate is a ``\\udXXX`` escape).
+``recover()`` (:meth:`Ledger.recover <guardrails.ledger.sqlite.Ledger.recover>`,
+:mod:`.sqlite_recover`) imports them: it takes the spool (:func:`take`) inside its
+write transaction and runs each record's operations on its own; :func:`reject` keeps
+a line it could not import, with why, in ``<spool>.rejected`` (one JSON object a line:
+``{"rejected_at", "reason", "record"}``), and :func:`finish` removes what was imported.
+
+``v`` is the format: a release that changes an operation's parameters writes a new
+``v`` and keeps importing the older ones, so a spool written because the file's schema
+was newer than the writer (``newer_schema``) is imported by the newer hookrails. This
 module only handles files; the store runs the statements.
 """
 
@@ -26,15 +32,20 @@ if TYPE_CHECKING:
     from .records import Op
 
 __all__ = [
+    "FORMAT",
     "RecoverReport",
     "append",
     "finish",
     "parse",
+    "reject",
     "spool_path",
     "spool_paths",
     "take",
     "waiting",
 ]
+
+#: the spool format this hookrails writes, and the newest it imports
+FORMAT = 1
 
 
 def spool_paths(path: str) -> list[str]:
@@ -68,7 +79,7 @@ def spool_path(path: str) -> str:
 def append(path: str, ops: list[Op]) -> None:
     """Spool one record for the ledger at ``path``; when no spool can be written either,
     say so loudly (the Guard keeps guarding)."""
-    line = json.dumps({"v": 1, "ops": [[n, p] for n, p in ops]}, default=str) + "\n"
+    line = json.dumps({"v": FORMAT, "ops": [[n, p] for n, p in ops]}, default=str) + "\n"
     data = line.encode("utf-8", "surrogateescape")
     first = spool_path(path)
     error: OSError | str = "no spool location"
@@ -112,28 +123,54 @@ def take(spool: str) -> list[str]:
         return fh.readlines()
 
 
-def parse(line: str, known: Container[str]) -> list[Op] | None:
-    """One spooled record's operations (those named in ``known``); None when the line
-    is not a record (torn by a crash or a full disk mid-write)."""
+def parse(line: str, known: Container[str]) -> tuple[list[Op] | None, str]:
+    """One spooled record's operations, or None and why it is not one (torn by a crash or
+    a full disk mid-write, another format, an operation this hookrails does not know)."""
     try:
         entry = json.loads(line)
-        return [(str(name), list(params)) for name, params in entry["ops"] if name in known]
-    except (ValueError, KeyError, TypeError):
-        return None
+    except ValueError as exc:
+        return None, f"not JSON ({getattr(exc, 'msg', exc)}): torn by a crash or a full disk?"
+    if not isinstance(entry, dict) or not isinstance(entry.get("ops"), list):
+        return None, "not a spooled record (no ops)"
+    version = entry.get("v")
+    if not isinstance(version, int) or not 1 <= version <= FORMAT:
+        return None, f"spool format {version!r}: this hookrails imports 1 to {FORMAT}"
+    ops: list[Op] = []
+    for op in entry["ops"]:
+        if not (isinstance(op, list) and len(op) == 2 and isinstance(op[1], list)):
+            return None, f"not an operation: {str(op)[:80]}"
+        if op[0] not in known:
+            return None, f"unknown operation {op[0]!r}"
+        ops.append((op[0], op[1]))
+    return ops, ""
 
 
-def finish(spool: str, rejected: list[str]) -> None:
-    """After the import committed: keep the ``rejected`` lines in ``<spool>.rejected``
-    (instead of blocking every later record) and remove the imported file."""
-    if rejected:
-        with open(spool + ".rejected", "a", encoding="utf-8", errors="surrogateescape") as fh:
-            fh.writelines(ln if ln.endswith("\n") else ln + "\n" for ln in rejected)
-        logger().warning(
-            "hookrails ledger: %d spooled records in %s could not be imported; kept in %s",
-            len(rejected),
-            spool,
-            spool + ".rejected",
-        )
+def reject(spool: str, rejected: list[tuple[str, str]]) -> None:
+    """Keep the ``(line, reason)`` pairs that could not be imported in
+    ``<spool>.rejected``, instead of blocking every later record (before the import
+    commits: what cannot be kept is not dropped either)."""
+    if not rejected:
+        return
+    import time
+
+    from .common import iso_time
+
+    at = iso_time(time.time())
+    with open(spool + ".rejected", "a", encoding="utf-8") as fh:
+        for line, reason in rejected:
+            entry = {"rejected_at": at, "reason": reason, "record": line.rstrip("\r\n")}
+            fh.write(json.dumps(entry) + "\n")  # ASCII: any line, even bytes that are not UTF-8
+    logger().warning(
+        "hookrails ledger: %d spooled records in %s could not be imported; kept in %s (%s)",
+        len(rejected),
+        spool,
+        spool + ".rejected",
+        rejected[0][1] if len(rejected) == 1 else f"first: {rejected[0][1]}",
+    )
+
+
+def finish(spool: str) -> None:
+    """After the import committed: remove the imported file."""
     os.remove(spool + ".importing")
 
 

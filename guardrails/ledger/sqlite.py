@@ -4,9 +4,12 @@ Writes take the hot path: stdlib ``sqlite3``, WAL, ``busy_timeout``,
 ``synchronous=NORMAL`` (``durable=True``: FULL), prepared statements and one
 ``BEGIN IMMEDIATE`` transaction per event. sqlite-utils is loaded only to
 apply migrations and for the read side (CLI, queries). When the file cannot
-be written (read-only, disk full, corrupt, locked past the timeout) the Guard
-keeps guarding and the records go to a JSONL spool beside the database
-(:mod:`.spool`); ``recover()`` imports them later.
+be written (read-only, disk full, corrupt, locked past the timeout, a newer
+schema) the Guard keeps guarding and the records go to a JSONL spool beside the
+database (:mod:`.spool`); ``recover()`` imports them later (:mod:`.sqlite_recover`).
+After a commit (at most once a millisecond, and on close) :mod:`.sqlite_watch` checks
+that the file and its WAL are still the ones at the path: a file deleted or replaced
+under the writer is followed (:meth:`Ledger._follow`), never written into unseen.
 
 :class:`Ledger` implements :class:`~guardrails.ledger.store.Store`; what it writes
 for an event comes from :mod:`.records`, its idempotency keys live in
@@ -31,11 +34,11 @@ from .common import (
     iso_time,
     logger,
     open_failure_kind,
-    process_alive,
     resolve_ledger_path,
 )
 from .reader import LedgerReader
 from .records import EVENT_ID, EventRows
+from .sqlite_watch import Watch, already_there
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
@@ -50,12 +53,15 @@ if TYPE_CHECKING:
     from .spool import RecoverReport
     from .store import ClaimResult, KeyClaim, Store, StoreReader
 
-__all__ = ["DEFAULT_MAX_OUTPUT", "Ledger"]
+__all__ = ["DEFAULT_MAX_ARGUMENTS", "DEFAULT_MAX_OUTPUT", "Ledger"]
 
 
 DEFAULT_MAX_OUTPUT = 64 * 1024
+DEFAULT_MAX_ARGUMENTS = 64 * 1024
 #: seconds between attempts to reopen a file that could not be opened
 _REOPEN_INTERVAL = 1.0
+#: ledgers whose newer schema this process has already reported (once per process)
+_REPORTED_NEWER: set[str] = set()
 
 # --- statements (named, so the spool can store a name and parameters) -------------
 
@@ -118,12 +124,15 @@ class Ledger:
 
     ``path``: see :func:`~guardrails.ledger.resolve_ledger_path`. ``durable``:
     ``synchronous=FULL``. ``busy_timeout``: seconds a write waits for another writer
-    before it spools. ``max_output``: UTF-8 bytes of a tool result (or event payload)
-    kept as JSON; a longer one is cut, ``result_truncated`` says so and
-    ``result_bytes`` keeps the size before the cut. ``redact_patterns``: extra regexes
-    to mask (see :class:`~guardrails._redaction.Redactor`); tool inputs, outputs,
-    payloads, reasons and error messages are redacted before anything is written,
-    spool included.
+    before it spools. ``max_output``: UTF-8 bytes of a tool result's (or event
+    payload's) JSON kept; a longer one is stored as a truncation marker (its size, its
+    sha256 and its beginning, :func:`~guardrails.ledger.records.truncation_marker`),
+    ``result_truncated`` says so and ``result_bytes`` keeps the size.
+    ``max_arguments``: the same for tool arguments (as sent and as run) and
+    annotations; ``arguments_hash`` stays the hash of the whole input.
+    ``redact_patterns``: extra regexes to mask (see
+    :class:`~guardrails._redaction.Redactor`); tool inputs, outputs, payloads, reasons
+    and error messages are redacted before anything is written, spool included.
     """
 
     def __init__(
@@ -134,6 +143,7 @@ class Ledger:
         durable: bool = False,
         busy_timeout: float = 5.0,
         max_output: int = DEFAULT_MAX_OUTPUT,
+        max_arguments: int = DEFAULT_MAX_ARGUMENTS,
         redact_patterns: Iterable[str] = (),
     ) -> None:
         from .._redaction import Redactor
@@ -142,9 +152,11 @@ class Ledger:
         self.durable = durable
         self.busy_timeout = busy_timeout
         # built now, so a bad pattern fails here and not in the middle of a tool call
-        self._rows = EventRows(Redactor(tuple(redact_patterns)), max_output)
+        self._rows = EventRows(Redactor(tuple(redact_patterns)), max_output, max_arguments)
         self._lock = _new_lock()
         self._conn: sqlite3.Connection | None = None
+        #: a file deleted or replaced under this writer is noticed after the next commit
+        self._watch = Watch(self.path)
         #: why records go to the spool instead of the file (None: all is well);
         #: it starts with the kind: read_only, full, corrupt, locked, newer_schema, error
         self.degraded: str | None = None
@@ -163,6 +175,14 @@ class Ledger:
     @max_output.setter
     def max_output(self, value: int) -> None:
         self._rows.max_output = value
+
+    @property
+    def max_arguments(self) -> int:
+        return self._rows.max_arguments
+
+    @max_arguments.setter
+    def max_arguments(self, value: int) -> None:
+        self._rows.max_arguments = value
 
     # --- opening ---------------------------------------------------------------
 
@@ -183,14 +203,16 @@ class Ledger:
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             latest = migrations.latest_version()
-            if version > latest:
+            if version > latest:  # never written: its records wait for a newer hookrails
                 conn.close()
-                raise LedgerError(
-                    f"this ledger has schema version {version}, newer than this hookrails "
-                    f"knows ({latest}); upgrade hookrails to write to it",
-                    path=self.path,
-                    kind="newer_schema",
+                self._degrade(
+                    LedgerError(
+                        f"this ledger has schema version {version}, newer than this hookrails "
+                        f"knows ({latest}); upgrade hookrails to write to it",
+                        kind="newer_schema",
+                    )
                 )
+                return
             if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 conn.execute("PRAGMA journal_mode = WAL")
             conn.execute(f"PRAGMA synchronous = {'FULL' if self.durable else 'NORMAL'}")
@@ -200,6 +222,7 @@ class Ledger:
             conn.close()
             self._degrade(exc, open_failure_kind(exc, folder))
             return
+        self._watch.opened()
         self._conn = conn
 
     def _close_connection(self) -> None:
@@ -212,6 +235,10 @@ class Ledger:
 
     def close(self) -> None:
         with self._lock:
+            if self._conn is not None and self._watch.pending:
+                moved = self._watch.moved()  # the last records were not looked after yet
+                if moved is not None:
+                    self._follow(moved, committed=True)
             self._close_connection()
         if self._reader is not None:
             self._reader.close()
@@ -250,7 +277,17 @@ class Ledger:
         reason = f"{kind}: {exc}"
         self._kind = kind
         self._reopen_at = time.monotonic() + _REOPEN_INTERVAL
-        if self.degraded != reason:
+        if kind == "newer_schema":
+            if self.path not in _REPORTED_NEWER:  # once per process, not once per event
+                _REPORTED_NEWER.add(self.path)
+                logger().warning(
+                    "hookrails ledger %s cannot be written (%s); guarding continues and "
+                    "records go to %s for `hookrails ledger recover` of a newer hookrails",
+                    self.path,
+                    reason,
+                    self.spool_path,
+                )
+        elif self.degraded != reason:
             logger().warning(
                 "hookrails ledger %s cannot be written (%s); guarding continues and records "
                 "go to %s until `hookrails ledger recover`",
@@ -266,10 +303,7 @@ class Ledger:
         with self._lock:
             conn = self._conn
             if conn is None and time.monotonic() >= self._reopen_at:
-                try:  # it could not be opened: try again, at most once a second
-                    self._open()
-                except LedgerError as exc:  # newer_schema: someone upgraded it meanwhile
-                    self._degrade(exc)
+                self._open()  # it could not be opened: try again, at most once a second
                 conn = self._conn
             if conn is None:
                 from .spool import append
@@ -277,23 +311,89 @@ class Ledger:
                 append(self.path, ops)
                 return
             try:
-                conn.execute("BEGIN IMMEDIATE")
-                _execute(conn, ops)
-                conn.execute("COMMIT")
+                _commit(conn, ops)
             except Exception as exc:  # sqlite errors, and values SQLite refuses to bind
-                if conn.in_transaction:
-                    import contextlib
-
-                    with contextlib.suppress(sqlite3.Error):
-                        conn.execute("ROLLBACK")
+                moved = self._watch.moved()
+                if moved is not None:  # it failed because the file went away
+                    self._watch.pending.append(ops)
+                    self._follow(moved, committed=False)
+                    return
                 self._degrade(exc)
                 from .spool import append
 
                 append(self.path, ops)
                 return
+            moved = self._watch.committed(ops)
+            if moved is not None:  # committed into a file no longer at self.path
+                self._follow(moved, committed=True)
+                return
             if self.degraded is not None:  # writable again; the spool waits for recover()
                 logger().info("hookrails ledger %s is writable again", self.path)
                 self.degraded = self._kind = None
+
+    # --- the file deleted or replaced under this writer -------------------------------
+
+    def _follow(self, moved: str, *, committed: bool) -> None:
+        """Reopen the file at ``self.path`` after ``moved`` (:class:`.sqlite_watch.Watch`)
+        and write into it the records committed since the last look (``pending``; the
+        last one refused by the old file when not ``committed``) that it does not hold,
+        or spool them.
+
+        The old WAL is checkpointed into the old file first (its frames live on in this
+        connection's handles) and emptied: a deleted WAL's commits so reach the file,
+        and a file renamed over this one never adopts the old file's frames (SQLite
+        neither checkpoints nor deletes the WAL of a moved file when it closes it). When
+        that cannot finish (another process reads the old file), the old WAL and
+        shared memory are set aside as ``<name>.orphaned-<time>``. A "replaced" file
+        that holds every record is the same file under another inode number (some
+        network filesystems): nothing is written twice, and after a few such alarms
+        the watch is switched off."""
+        conn = self._conn
+        assert conn is not None
+        pending = self._watch.pending
+        self._watch.pending = []
+        if self._reader is not None:
+            self._reader.close()  # it reads the old file; it reconnects when next asked
+        try:
+            busy, log, done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            emptied = busy == 0 and log == done
+        except sqlite3.Error:
+            emptied = False
+        self._close_connection()
+        if moved == "wal_deleted" and emptied:  # every commit reached the file
+            pending = pending if not committed else []
+        elif not emptied and moved != "wal_deleted":
+            self._watch.set_aside()
+        self._open()
+        conn = self._conn
+        if conn is not None:
+            checked = bool(pending)
+            pending = [ops for ops in pending if not already_there(conn, ops)]
+            if moved == "replaced" and committed and checked and not pending:
+                if self._watch.false_alarm():
+                    logger().warning(
+                        "hookrails ledger %s: its inode number changes while it stays the same "
+                        "file; a file deleted or replaced under this writer will not be noticed",
+                        self.path,
+                    )
+                return
+        logger().warning(
+            "hookrails ledger %s: %s while open; reopening it",
+            self.path,
+            "its WAL was deleted" if moved == "wal_deleted" else f"the file was {moved}",
+        )
+        self._rows.forget_sessions()  # a new file has none of their rows
+        from .spool import append
+
+        for ops in pending:
+            if conn is not None:
+                try:
+                    _commit(conn, ops)
+                    continue
+                except Exception as exc:
+                    self._degrade(exc)
+                    conn = None
+            append(self.path, ops)
 
     def record(
         self,
@@ -319,6 +419,10 @@ class Ledger:
 
     def _write_transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
+            if self._conn is not None:
+                moved = self._watch.moved()
+                if moved is not None:
+                    self._follow(moved, committed=True)
             conn = self._conn
             if conn is None:
                 raise LedgerError(
@@ -414,12 +518,18 @@ class Ledger:
         cause (permissions, space, a lock) and calling ``recover()`` is enough. A
         file that still cannot be written raises :class:`LedgerError` with the kind
         (``corrupt``: SQLite cannot read it, so nothing can be imported into it;
-        move it aside and recover again to import the spool into a fresh file).
-        Spooled records that are not valid go to ``<spool>.rejected``.
+        move it aside and recover again to import the spool into a fresh file;
+        ``newer_schema``: a newer hookrails recovers it). Spooled records that cannot
+        be imported go, with why, to ``<spool>.rejected``; the others are imported.
         """
         from .spool import RecoverReport, spool_paths
+        from .sqlite_recover import import_spool, mark_stale
 
         with self._lock:
+            if self._conn is not None and self.degraded is None:
+                moved = self._watch.moved()
+                if moved is not None:
+                    self._follow(moved, committed=True)
             if self._conn is None or self.degraded is not None:
                 self._close_connection()
                 self._open()
@@ -429,18 +539,18 @@ class Ledger:
             report = RecoverReport()
             try:
                 for spool in dict.fromkeys(spool_paths(self.path)):
-                    counts = self._import_spool(conn, spool)
+                    counts = import_spool(conn, spool, _SQL, _execute)
                     if counts is not None:
                         report.imported += counts[0]
                         report.rejected += counts[1]
                         report.spools.append(spool)
-                report.interrupted = self._mark_stale(conn, older_than, now)
-            except sqlite3.Error as exc:
+                report.interrupted = mark_stale(conn, older_than, now)
+            except (sqlite3.Error, OSError) as exc:
                 if conn.in_transaction:
-                    import contextlib
-
-                    with contextlib.suppress(sqlite3.Error):
+                    try:  # noqa: SIM105
                         conn.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass
                 raise LedgerError(
                     f"recover failed: {exc}; the spool is kept, run recover again",
                     path=self.path,
@@ -453,13 +563,20 @@ class Ledger:
         from .spool import spool_paths
 
         kind = self._kind or "error"
-        waiting = [s for s in spool_paths(self.path) if os.path.exists(s)]
+        waiting = [
+            f
+            for s in dict.fromkeys(spool_paths(self.path))
+            for f in (s, s + ".importing")
+            if os.path.exists(f)
+        ]
         where = f"; the spooled records stay in {', '.join(waiting)}" if waiting else ""
         if kind == "corrupt":
             advice = (
                 "SQLite cannot read it, so nothing can be imported into it: move it aside "
                 "(keep it for inspection) and run recover again to import into a fresh ledger"
             )
+        elif kind == "newer_schema":
+            advice = "run recover with that newer hookrails (upgrade this one)"
         else:
             advice = "fix the cause and run recover again"
         return LedgerError(
@@ -468,63 +585,31 @@ class Ledger:
             kind=kind,
         )
 
-    def _mark_stale(
-        self, conn: sqlite3.Connection, older_than: float | None, now: float | None
-    ) -> int:
-        now = time.time() if now is None else now
-        rows = conn.execute(
-            "SELECT id, pid, started_at FROM tool_calls WHERE status = 'pending'"
-        ).fetchall()
-        cutoff = iso_time(now - older_than) if older_than is not None else None
-        stale = [
-            row_id
-            for row_id, pid, started in rows
-            if (pid is not None and pid != os.getpid() and not process_alive(pid))
-            or (cutoff is not None and started < cutoff)
-        ]
-        if stale:
-            conn.execute("BEGIN IMMEDIATE")
-            conn.executemany(
-                "UPDATE tool_calls SET status = 'interrupted', finished_at = ?, "
-                "error_message = COALESCE(error_message, 'interrupted: the call never finished "
-                "(process ended or timed out)') WHERE id = ? AND status = 'pending'",
-                [(iso_time(now), row_id) for row_id in stale],
-            )
-            conn.execute("COMMIT")
-        return len(stale)
 
-    def _import_spool(self, conn: sqlite3.Connection, spool: str) -> tuple[int, int] | None:
-        """Import one spool in one transaction: (records imported, records rejected).
+def _commit(conn: sqlite3.Connection, ops: list[Op]) -> None:
+    """One event's statements in one ``BEGIN IMMEDIATE`` transaction. Strings SQLite
+    refuses (lone surrogates: ``UnicodeEncodeError``) are escaped and tried again, so
+    the hot path pays nothing for them (:func:`.records.escape_ops`)."""
+    try:
+        _transaction(conn, ops)
+    except UnicodeEncodeError:
+        from .records import escape_ops
 
-        The spool is taken (:func:`.spool.take`) under the write lock; lines that are
-        not records, or that the schema refuses, go to ``<spool>.rejected`` instead of
-        blocking every later record.
-        """
-        from . import spool as spooled
+        _transaction(conn, escape_ops(ops))
 
-        if not spooled.waiting(spool):
-            return None
-        conn.execute("BEGIN IMMEDIATE")
-        imported, rejected = 0, []
-        for line in spooled.take(spool):
-            if not line.strip():
-                continue
-            ops = spooled.parse(line, _SQL)
-            if ops is None:
-                rejected.append(line)  # torn by a crash or a full disk mid-write
-                continue
-            conn.execute("SAVEPOINT spool_record")
-            try:
-                _execute(conn, ops)
-            except (sqlite3.IntegrityError, sqlite3.ProgrammingError, sqlite3.InterfaceError):
-                conn.execute("ROLLBACK TO spool_record")
-                rejected.append(line)
-            else:
-                imported += 1
-            conn.execute("RELEASE spool_record")
+
+def _transaction(conn: sqlite3.Connection, ops: list[Op]) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        _execute(conn, ops)
         conn.execute("COMMIT")
-        spooled.finish(spool, rejected)
-        return imported, len(rejected)
+    except BaseException:
+        if conn.in_transaction:
+            try:  # noqa: SIM105  # contextlib.suppress: contextlib costs a hook 0.5 ms
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+        raise
 
 
 def _execute(conn: sqlite3.Connection, ops: Sequence[Op]) -> None:

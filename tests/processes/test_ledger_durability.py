@@ -11,6 +11,7 @@ tests detect that and use a failure root cannot bypass (see each test).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -611,8 +612,10 @@ def test_recover_rejects_torn_and_foreign_lines_without_losing_the_rest(ledger_p
         report = ledger.recover()
     assert (report.imported, report.rejected) == (RECORDS, 2)
     _assert_all_recorded(ledger_path)
-    rejected = Path(spool + ".rejected").read_text(encoding="utf-8").splitlines()
-    assert rejected == ["not a record", '{"v": 1, "ops": [["pre", [']
+    # each rejected line is kept as it was, with why (docs/ledger.md, "Degraded mode")
+    rejected = [json.loads(x) for x in Path(spool + ".rejected").read_text("utf-8").splitlines()]
+    assert [r["record"] for r in rejected] == ["not a record", '{"v": 1, "ops": [["pre", [']
+    assert all(r["reason"].startswith("not JSON") and r["rejected_at"] for r in rejected)
 
 
 @pytest.mark.slow
@@ -800,13 +803,24 @@ def _stored(db: str, output: Any, **ledger_args: Any) -> dict[str, Any]:
     return found[0]
 
 
+def _marker(stored: str, value: Any, cap: int) -> dict[str, Any]:
+    """The truncation marker a capped column holds (docs/ledger.md): the size and sha256
+    of the whole JSON text, and a head that fits the cap once it is a JSON string."""
+    marker = json.loads(stored)
+    assert set(marker) == {"_truncated", "size", "sha256", "head"}
+    whole = json.dumps(value, ensure_ascii=False).encode()
+    assert marker["_truncated"] is True
+    assert (marker["size"], marker["sha256"]) == (len(whole), hashlib.sha256(whole).hexdigest())
+    assert 0 < len(json.dumps(marker["head"], ensure_ascii=False).encode()) - 2 <= cap
+    return marker
+
+
 def test_outputs_over_the_default_64_kb_are_cut(ledger_path: str) -> None:
     row = _stored(ledger_path, "x" * 100_000)
     assert row["result_truncated"] == 1
     assert row["result_bytes"] == 100_002  # the JSON text: the string and its quotes
-    kept = json.loads(row["tool_call_result"])
-    assert kept.startswith('"xxx') and kept.endswith("[truncated]")
-    assert len(kept.encode()) <= 64 * 1024 + len("…[truncated]".encode())
+    marker = _marker(row["tool_call_result"], "x" * 100_000, 64 * 1024)
+    assert marker["head"].startswith('"xxx') and len(marker["head"]) == 64 * 1024 - 1
 
 
 def test_outputs_under_the_cap_are_kept_whole(ledger_path: str) -> None:
@@ -819,18 +833,16 @@ def test_a_configured_cap(ledger_path: str) -> None:
     row = _stored(ledger_path, {"lines": ["z" * 50] * 20}, max_output=256)
     assert row["result_truncated"] == 1
     assert row["result_bytes"] == len(json.dumps({"lines": ["z" * 50] * 20}))
-    kept = json.loads(row["tool_call_result"])
-    assert kept.startswith('{"lines": ["zzz') and kept.endswith("…[truncated]")
-    assert len(kept.encode()) == 256 + len("…[truncated]".encode())
+    marker = _marker(row["tool_call_result"], {"lines": ["z" * 50] * 20}, 256)
+    assert marker["head"].startswith('{"lines": ["zzz')
+    assert len(json.dumps(marker["head"])) - 2 >= 256 - 1  # as much as fits, escapes counted
 
 
 def test_the_cap_counts_utf8_bytes(ledger_path: str) -> None:
     row = _stored(ledger_path, "é" * 200, max_output=300)  # 202 characters, 402 bytes
     assert row["result_truncated"] == 1 and row["result_bytes"] == 402
-    kept = json.loads(row["tool_call_result"])
-    assert kept.endswith("…[truncated]") and len(kept.encode()) <= 300 + len(
-        "…[truncated]".encode()
-    )
+    marker = _marker(row["tool_call_result"], "é" * 200, 300)
+    assert marker["head"] == '"' + "é" * 149  # 299 bytes: a 2-byte é more would not fit
 
 
 def test_an_output_exactly_at_the_cap_is_not_cut(ledger_path: str) -> None:

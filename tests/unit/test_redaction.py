@@ -135,6 +135,23 @@ CASES: list[Case] = [
         "-----BEGIN PRIVATE KEY-----\n" + PEM_BODY,
         raw=PEM_BODY,
     ),
+    # --- secrets said in words (a user prompt) -------------------------------------------
+    Case("prose-is", "prose", "my password is <S>", "hunter" + "2"),
+    Case("prose-is-sentence-end", "prose", "The password is <S>. Log in.", "hunter" + "2"),
+    Case("prose-is-comma", "prose", "my password is <S>, use it", "hunter" + "2"),
+    Case("prose-was", "prose", "the old password was <S> until May", "swordf" + "ish"),
+    Case("prose-is-colon", "prose", "password is: <S>", "Tr0ub4" + "dor&3"),
+    Case("prose-is-set-to", "prose", "the password is set to <S>", "pa55" + "-word"),
+    Case("prose-quoted", "prose", 'the passphrase is "<S>" ok', "correct horse " + "battery"),
+    Case("prose-single-quoted", "prose", "my secret is '<S>'", "launch at " + "dawn"),
+    Case("prose-api-key-is", "prose", "Our API key is <S> for now", "9f8e7d" + "6c5b"),
+    Case("prose-api-key-equals", "prose", "api key = <S>", "k3y" + "-4242"),
+    Case("prose-api-key-colon", "prose", "the api key: <S>\nthanks", "ak" + "_77aa"),
+    Case("prose-access-token-is", "prose", "my access token is <S>", "eyJh" + "bGci0"),
+    Case("prose-identifier-is", "prose", "DB_PASSWORD is <S> on staging", "s3cr" + "et!x"),
+    Case("prose-token-is", "prose", "the token is <S>", "abc" + "123def"),
+    Case("prose-client-secret", "prose", "client secret is <S>", "cs" + "-9f8e7d"),
+    Case("prose-in-json-text", "prose", '{"prompt": "my password is <S>"}', "hunter" + "2"),
 ]
 
 # (id, text): ordinary text that stays as it is
@@ -165,6 +182,34 @@ NEGATIVES: list[tuple[str, str]] = [
     ("public-key", "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----"),
     ("aws-lowercase", "akia" + "fake2345" * 2),
     ("pwd", "PWD=/srv/app"),
+    # --- prose that names a secret but says none ------------------------------------------
+    ("password-field", "the password field is required"),
+    ("token-count", "token count"),
+    ("password-is-required", "password is required"),
+    ("password-is-incorrect", "The password is incorrect."),
+    ("password-too-short", "your password is too short"),
+    ("password-is-not-set", "the password is not set"),
+    ("password-is-hashed", "the password is hashed with bcrypt"),
+    ("password-case-sensitive", "the password is case-sensitive"),
+    ("password-is-a", "password is a required field"),
+    ("token-is-expired", "The token is expired."),
+    ("token-is-valid", "the token is valid for 24 hours"),
+    ("token-length", "the token is 42 characters long"),
+    ("api-key-missing", "Your API key is missing"),
+    ("api-key-is-the", "the api key is the one from the dashboard"),
+    ("secret-is-out", "the secret is out"),
+    ("secret-is-safe", "the secret is safe with me"),
+    ("secret-is-that", "the secret is that we ship on Fridays"),
+    ("password-reset", "reset the password if it is lost"),
+    ("password-is-variable", "the password is $DB_PASSWORD"),
+    ("password-is-call", "password is getpass()"),
+    ("api-key-lookup", 'api key = os.environ["API_KEY"]'),
+    ("tokens-plural", "tokens is the plural"),
+    ("token-limit", "the token limit is 4096"),
+    ("max-tokens-prose", "max tokens is 1024"),
+    ("passwd-no-separator", "passwd hunter2"),
+    ("key-is-in-the-drawer", "the key is in the drawer"),
+    ("this-is", "this is fine"),
 ]
 
 
@@ -312,6 +357,62 @@ def test_container_under_a_secret_key_is_still_searched() -> None:
 def test_dict_keys_are_kept_even_when_secret_looking() -> None:
     data = {"api_key": "v", "PASSWORD": "w"}
     assert list(redact(data)) == ["api_key", "PASSWORD"]
+
+
+# --- dict keys that are secrets ---------------------------------------------------------
+
+# (id, the dict, what redact() gives): a secret used as a key is masked like text; two keys
+# that mask alike stay two (``#2``, ``#3``), in order, and never take another key's place
+KEY_CASES: list[tuple[str, dict[Any, Any], dict[Any, Any]]] = [
+    ("token-key", {GITHUB_CLASSIC: 1}, {mask("github"): 1}),
+    ("token-key-and-value", {GITHUB_CLASSIC: GITHUB_OAUTH}, {mask("github"): mask("github")}),
+    ("nested", nest({OPENAI_LEGACY: "x"}), nest({mask("openai"): "x"})),
+    ("env-style-key", {"API_KEY=abc123": True}, {"API_KEY=" + mask("env_key"): True}),
+    (
+        "two-alike",
+        {GITHUB_CLASSIC: 1, GITHUB_OAUTH: 2},
+        {mask("github"): 1, mask("github") + "#2": 2},
+    ),
+    (
+        "three-alike",
+        {GITHUB_CLASSIC: 1, GITHUB_OAUTH: 2, "ghs_" + "q9" * 20: 3},
+        {mask("github"): 1, mask("github") + "#2": 2, mask("github") + "#3": 3},
+    ),
+    (
+        "alike-a-later-plain-key",
+        {GITHUB_CLASSIC: 1, mask("github"): 2},
+        {mask("github") + "#2": 1, mask("github"): 2},
+    ),
+    (
+        "alike-a-plain-key-with-the-suffix",
+        {GITHUB_CLASSIC: 1, GITHUB_OAUTH: 2, mask("github") + "#2": 3},
+        {mask("github"): 1, mask("github") + "#3": 2, mask("github") + "#2": 3},
+    ),
+    ("plain-keys", {"command": "ls", "path": "/tmp"}, {"command": "ls", "path": "/tmp"}),
+    ("non-string-keys", {1: OPENAI_LEGACY, (2, 3): "x"}, {1: mask("openai"), (2, 3): "x"}),
+    (
+        "secret-key-name-kept",
+        {"password": "x", "token": ""},
+        {"password": mask("field"), "token": ""},
+    ),
+]
+
+
+@pytest.mark.parametrize(("id_", "data", "expected"), KEY_CASES, ids=[c[0] for c in KEY_CASES])
+def test_secret_dict_keys_are_masked_and_never_merged(
+    id_: str, data: dict[Any, Any], expected: dict[Any, Any]
+) -> None:
+    out = redact(data)
+    assert out == expected
+    assert list(out) == list(expected)  # the order too
+    assert redact(out) == out  # a second pass changes nothing
+    assert GITHUB_CLASSIC not in repr(out)
+
+
+def test_a_redactor_remembers_plain_keys_only() -> None:
+    redactor = Redactor()
+    redactor.redact({"command": "ls", GITHUB_CLASSIC: 1})
+    assert "command" in redactor._keys and GITHUB_CLASSIC not in redactor._keys
 
 
 # --- user patterns --------------------------------------------------------------------
@@ -476,6 +577,7 @@ ALNUM = string.ascii_letters + string.digits
 TOKEN_CHARS = ALNUM + "._~+/-"
 URL_PASSWORD_CHARS = ALNUM + "-_.~!$*+=%"
 ENV_VALUE_CHARS = ALNUM + "-_.!@%^*+=/~:"
+PROSE_VALUE_CHARS = ALNUM + "-_.!@%^*+=/~:&#"
 
 
 def chars(alphabet: str, min_size: int, max_size: int) -> st.SearchStrategy[str]:
@@ -534,6 +636,16 @@ def fake_secret(draw: st.DrawFn) -> tuple[str, str, str]:
         value = draw(chars(ALNUM, 1, 4)) + draw(chars(string.digits, 1, 2))
         value += draw(chars(ENV_VALUE_CHARS, 6, 30))
         form = draw(st.sampled_from(["{n}={v}", "{n}: {v}", "{n} = '{v}'", '"{n}": "{v}"']))
+        return kind, form.format(n=name, v=value), value
+    if kind == "prose":
+        name = draw(
+            st.sampled_from(
+                ["password", "my password", "The API key", "DB_PASSWORD", "access token", "secret"]
+            )
+        )
+        value = draw(chars(ALNUM, 1, 4)) + draw(chars(string.digits, 1, 2))
+        value += draw(chars(PROSE_VALUE_CHARS, 4, 20)) + draw(chars(ALNUM, 1, 2))
+        form = draw(st.sampled_from(["{n} is {v}", "{n} was {v}", "{n} is: {v}", "{n} is '{v}'"]))
         return kind, form.format(n=name, v=value), value
     assert kind == "private_key", kind
     label = draw(st.sampled_from(["RSA ", "EC ", "OPENSSH ", "", "ENCRYPTED "]))

@@ -36,6 +36,9 @@ SECRETS = [
     "AUTHOR\u0130ZATION: Basic Zm9vOmJhcg==",
     "DB_PA\u017fS=hunter2",
     "API_\u212aEY=abc123",
+    "my password is hunter2",
+    "the api key = abc123",
+    "my pa\u017fsword is hunter2",
 ]
 #: pieces the random texts are made of: kind prefixes, separators, lookalikes, masks
 FRAGMENTS = [
@@ -45,7 +48,7 @@ FRAGMENTS = [
     " ", "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "ABCDEFGHIJKLMNOP",
     "abcdefghijklmnopqrstuvwxyz0123456789", "0123456789", "x", "_",
     "\u017f", "\u212a", "\u0131", "\u0130", "[REDACTED:env_key]", "=>", "(", "$", "None",
-    "rm -rf build", "ls", "café",
+    "rm -rf build", "ls", "café", " is ", " was ", "password", "api key", "required", ".",
 ]  # fmt: skip
 
 

@@ -699,3 +699,44 @@ def test_output_is_redacted(tmp_path: Path) -> None:
     for options in ((), ("--json",)):
         code, out, _ = _cli(str(path), "-c", str(AGENT), *options)
         assert code == 0 and "git push --force" in out and token not in out
+
+
+# --- lone surrogates (issue #10 §3): JSON.stringify writes them, json.loads keeps them ------
+
+LONE = "\ud800"
+
+
+def _lone_transcript(tmp_path: Path) -> Path:
+    use = json.dumps(_use(1, "toolu_L", {"command": f"echo {LONE}"}))
+    result = json.dumps(_result(2, "toolu_L", f"out {LONE}"))
+    assert "\\ud800" in use and "\\ud800" in result  # as Claude Code writes them
+    later = [_use(3, "toolu_M", {"command": "ls"}), _result(4, "toolu_M", "a")]
+    return _write(tmp_path / f"{SID}.jsonl", [use, result, *later])
+
+
+def test_a_lone_surrogate_is_replayed_recorded_and_printed(tmp_path: Path) -> None:
+    """Before: the ledger could not store it and the report could not be printed, so the
+    replay stopped with an error at the first such call."""
+    path = _lone_transcript(tmp_path)
+    db = tmp_path / "replay.db"
+    code, out, err = _cli(str(path), "-c", str(AGENT), "--all", "--ledger", str(db))
+    assert code == 0, err
+    assert "Bash(echo \\ud800)" in out and "Bash(ls)" in out
+    calls = _rows(db, "SELECT tool_call_id, status, tool_call_arguments, tool_call_result "
+                  "FROM tool_calls ORDER BY id")  # fmt: skip
+    assert [(c["tool_call_id"], c["status"]) for c in calls] == [
+        ("toolu_L", "ok"),
+        ("toolu_M", "ok"),
+    ]
+    assert json.loads(calls[0]["tool_call_arguments"]) == {"command": f"echo {LONE}"}
+    assert json.loads(calls[0]["tool_call_result"])["stdout"] == f"out {LONE}"
+    assert not list(tmp_path.glob("*.spool.jsonl"))
+
+
+def test_the_json_report_keeps_a_lone_surrogate_as_its_escape(tmp_path: Path) -> None:
+    code, out, err = _cli(str(_lone_transcript(tmp_path)), "-c", str(AGENT), "--json")
+    assert code == 0, err
+    out.encode("utf-8")  # printable
+    doc = json.loads(out)
+    assert doc["calls"][0]["tool_input"] == {"command": f"echo {LONE}"}  # the same string
+    assert "\\ud800" in out

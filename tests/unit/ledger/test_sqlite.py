@@ -245,20 +245,32 @@ def test_checked_in_schema_sql_matches_the_migrations() -> None:
     )
 
 
-def test_a_newer_schema_raises_a_clear_error(ledger_path: str) -> None:
+def test_a_newer_schema_is_never_written_and_its_records_wait_in_the_spool(
+    ledger_path: str,
+) -> None:
+    """Changed on purpose (issue #10 §3): a newer schema used to raise here, so a Guard
+    refused to start and a hook process recorded nothing. Now the Ledger opens degraded
+    (kind ``newer_schema``), guarding goes on, and records are spooled for a newer
+    hookrails's ``recover`` (tests/unit/ledger/test_faults.py follows them there)."""
     conn = sqlite3.connect(ledger_path)
     conn.execute(f"PRAGMA user_version = {LATEST + 1}")
     conn.close()
-    with pytest.raises(LedgerError) as info:
-        Ledger(ledger_path)
-    assert info.value.kind == "newer_schema"
-    assert info.value.path == ledger_path
-    message = str(info.value)
-    assert f"schema version {LATEST + 1}" in message
-    assert "upgrade hookrails" in message
-    with pytest.raises(LedgerError):  # a Guard refuses it too, rather than writing into it
-        Guard(AgentDefinition(), ledger=ledger_path)
+    ledger = Ledger(ledger_path)
+    try:
+        assert ledger.degraded is not None and ledger.degraded.startswith("newer_schema:")
+        assert f"schema version {LATEST + 1}" in ledger.degraded
+        assert "upgrade hookrails" in ledger.degraded
+        run = Guard(AgentDefinition(), ledger=ledger).sync.run_tool("echo", {"t": 1}, lambda t: t)
+        assert run.ok
+        assert os.path.getsize(ledger.spool_path) > 0
+        with pytest.raises(LedgerError) as info:  # this hookrails cannot import into it
+            ledger.recover()
+        assert info.value.kind == "newer_schema"
+        assert "newer hookrails" in str(info.value) and ledger.spool_path in str(info.value)
+    finally:
+        ledger.close()
     assert value(ledger_path, "PRAGMA user_version") == LATEST + 1  # untouched
+    assert value(ledger_path, "SELECT count(*) FROM sqlite_master") == 0
 
 
 def test_an_already_migrated_file_is_opened_without_sqlite_utils(ledger_path: str) -> None:

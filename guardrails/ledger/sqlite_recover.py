@@ -1,0 +1,116 @@
+"""What :meth:`Ledger.recover <guardrails.ledger.sqlite.Ledger.recover>` does to the file:
+import the spool, record by record, and mark calls that will never finish.
+
+Loaded by ``recover`` only (``hookrails ledger recover``, or a Guard's owner after a
+degraded spell), never on the hot path.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+
+from . import spool as spooled
+from .common import iso_time, process_alive
+from .records import escape_ops
+
+TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
+if TYPE_CHECKING:
+    from collections.abc import Callable, Container, Sequence
+
+    from .records import Op
+
+__all__ = ["import_spool", "mark_stale"]
+
+#: what one record's values can raise: that record is rejected, the import goes on.
+#: Anything else (locked, full, I/O: sqlite3.OperationalError) stops the import, rolls
+#: it back and keeps the spool for the next recover.
+_RECORD_ERRORS = (
+    sqlite3.IntegrityError,
+    sqlite3.ProgrammingError,
+    sqlite3.InterfaceError,
+    sqlite3.DataError,
+    ValueError,  # UnicodeError among them
+    TypeError,
+    OverflowError,
+    IndexError,
+    KeyError,
+)
+
+
+def import_spool(
+    conn: sqlite3.Connection,
+    spool: str,
+    known: Container[str],
+    execute: Callable[[sqlite3.Connection, Sequence[Op]], None],
+) -> tuple[int, int] | None:
+    """Import one spool in one transaction: ``(records imported, records rejected)``;
+    None when nothing waits there.
+
+    The spool is taken (:func:`.spool.take`: renamed ``.importing``, or one a stopped
+    recover left, resumed) under the write lock. Each record runs on its own savepoint
+    with its strings made storable (:func:`.records.escape_ops`); one that is not a
+    record, or that the schema or SQLite refuses, goes to ``<spool>.rejected`` with
+    why, and the rest go on. Nothing is committed until every record was tried.
+    """
+    if not spooled.waiting(spool):
+        return None
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        imported, rejected = 0, []
+        for line in spooled.take(spool):
+            if not line.strip():
+                continue
+            ops, why = spooled.parse(line, known)
+            if ops is None:
+                rejected.append((line, why))
+                continue
+            conn.execute("SAVEPOINT spool_record")
+            try:
+                execute(conn, escape_ops(ops))
+            except _RECORD_ERRORS as exc:
+                conn.execute("ROLLBACK TO spool_record")
+                names = ",".join(dict.fromkeys(name for name, _ in ops))
+                rejected.append((line, f"{names}: {type(exc).__name__}: {exc}"))
+            else:
+                imported += 1
+            conn.execute("RELEASE spool_record")
+        spooled.reject(spool, rejected)
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            try:  # noqa: SIM105
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+        raise
+    spooled.finish(spool)
+    return imported, len(rejected)
+
+
+def mark_stale(conn: sqlite3.Connection, older_than: float | None, now: float | None) -> int:
+    """Mark ``pending`` calls that will never finish ``interrupted``: their process
+    (``pid``, this machine) is gone, or with ``older_than`` seconds, they started
+    before that. Returns how many."""
+    now = time.time() if now is None else now
+    rows = conn.execute(
+        "SELECT id, pid, started_at FROM tool_calls WHERE status = 'pending'"
+    ).fetchall()
+    cutoff = iso_time(now - older_than) if older_than is not None else None
+    stale = [
+        row_id
+        for row_id, pid, started in rows
+        if (pid is not None and pid != os.getpid() and not process_alive(pid))
+        or (cutoff is not None and started < cutoff)
+    ]
+    if stale:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany(
+            "UPDATE tool_calls SET status = 'interrupted', finished_at = ?, "
+            "error_message = COALESCE(error_message, 'interrupted: the call never finished "
+            "(process ended or timed out)') WHERE id = ? AND status = 'pending'",
+            [(iso_time(now), row_id) for row_id in stale],
+        )
+        conn.execute("COMMIT")
+    return len(stale)
