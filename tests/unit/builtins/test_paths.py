@@ -203,11 +203,6 @@ def test_a_shell_command_only_reading_protected_paths_is_allowed(
     assert verdict(project, "Bash", {"command": command}) == "allow"
 
 
-def gap(reason: str) -> pytest.MarkDecorator:
-    """A known gap: a strict xfail, so a fix shows up as a failure to remove the mark."""
-    return pytest.mark.xfail(strict=True, raises=AssertionError, reason=reason)
-
-
 @pytest.mark.parametrize(
     "command",
     [
@@ -219,7 +214,6 @@ def test_cd_does_not_move_the_protected_globs(project: Path, command: str) -> No
     assert verdict(project, "Bash", {"command": command}) == "deny"
 
 
-@gap("gap: removing a directory that holds a secret")
 @pytest.mark.parametrize(
     "command",
     [
@@ -228,14 +222,13 @@ def test_cd_does_not_move_the_protected_globs(project: Path, command: str) -> No
         pytest.param("find . -name '.env*' -delete", id="find-delete"),
     ],
 )
-def test_gap_changing_a_directory_holding_a_secret(project: Path, command: str) -> None:
+def test_changing_a_directory_holding_a_secret_is_denied(project: Path, command: str) -> None:
     (project / "config" / ".env.local").write_text("X=1\n", encoding="utf-8")
     assert verdict(project, "Bash", {"command": command}) == "deny"
 
 
-@gap("gap: globs are anchored at the event cwd, not the project root")
 @pytest.mark.parametrize("path", ["../.env", "../.git/config"])
-def test_gap_protected_from_a_subdirectory_cwd(project: Path, path: str) -> None:
+def test_protected_from_a_subdirectory_cwd(project: Path, path: str) -> None:
     assert verdict(project / "src", "Write", edit_input("Write", path)) == "deny"
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Final
 
 from ..options import program_name, subcommand, word_set
-from . import builds, files, git, network, packages, system
+from . import builds, files, git, network, packages, system, writers
 from .effect import Effect, Handler
 
-__all__ = ["classify_argv"]
+__all__ = ["classify_argv", "is_known"]
 
 _PY_MODULE_KIND: Final = {
     **dict.fromkeys(word_set("venv virtualenv compileall py_compile zipapp"), "file_write"),
@@ -115,6 +115,7 @@ _SIMPLE: Final[dict[str, str]] = {
 
 _HANDLERS: Final[dict[str, Handler]] = {
     **files.HANDLERS,
+    **writers.HANDLERS,
     **network.HANDLERS,
     **git.HANDLERS,
     **system.HANDLERS,
@@ -123,6 +124,11 @@ _HANDLERS: Final[dict[str, Handler]] = {
     **dict.fromkeys(word_set("python pypy py"), _python),
     "coverage": _coverage,
 }
+
+
+def is_known(prog: str) -> bool:
+    """Does a table know ``prog`` (by its base name, ``python3.12`` as ``python``)?"""
+    return prog in _HANDLERS or prog in _SIMPLE or prog.startswith(("mkfs", "mke2fs"))
 
 
 def classify_argv(argv: list[str]) -> Effect:

@@ -1,0 +1,191 @@
+"""The path guard's view of what it cannot name: unknown parts of a path, unlisted paths.
+
+``PathRules`` holds the compiled protected globs, anchored at the project root,
+and answers three questions besides "is this path protected":
+
+* ``could_be``: a path with unknown parts (``"$F"``, ``"$D/report.txt"``) could
+  be protected if one of the rules' *samples* (``.env``, ``x.pem``,
+  ``.git/config``...) fits it;
+* ``under``: which protected path a command reaches when it writes or deletes
+  paths it does not name under a directory (``tar -x``, ``find -delete``,
+  ``grep -rl | xargs sed -i``): an existing protected file or folder there,
+  or a sample matching the names it is limited to;
+* ``held``: which protected path a deleted or moved directory holds (looked up
+  two levels down).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import posixpath
+import re
+from collections import deque
+from collections.abc import Sequence
+from typing import Final
+
+__all__ = ["CAP", "PathRules"]
+
+#: entries a directory walk looks at before giving up
+_WALK_LIMIT: Final = 5000
+CAP: Final = "\x00cap"  # a walk that gave up: the answer is not known
+
+
+class _PathRule:
+    __slots__ = ("dir_prefix", "name_re", "negate", "rules", "samples", "source")
+
+    def __init__(self, source: str) -> None:
+        from ..definition.matchers import ArgRule
+        from ..errors import DefinitionError
+
+        self.source = source
+        self.negate = source.startswith("!")
+        body = source[1:] if self.negate else source
+        if not body.strip():
+            raise ValueError(f"empty glob {source!r}")
+        globs = [body]
+        if body.endswith("/**") and len(body) > 3:
+            globs.append(body[:-3])  # the directory itself
+        try:
+            self.rules = [ArgRule(g) for g in globs]
+        except DefinitionError as exc:
+            raise ValueError(exc.message) from None
+        last = body.rstrip("/").rpartition("/")[2]
+        # a folder rule (".git/**"): its folder; a name rule ("**/.env*"): its name glob
+        self.dir_prefix = body[:-3] if body.endswith("/**") and "*" not in body[:-3] else None
+        self.name_re = None if last == "**" else re.compile(fnmatch.translate(last), re.I)
+        self.samples = _samples(body)
+
+    def matches(self, path: str, anchor: str) -> bool:
+        return any(r.matches(path, "path", anchor) for r in self.rules)
+
+
+def _samples(glob: str) -> list[str]:
+    """Paths a glob matches, for guessing: ``**/.env*`` -> ``.env``, ``.git/**`` -> ``.git``
+    and ``.git/config``, ``*.pem`` -> ``x.pem``."""
+    first = re.sub(r"\{([^{},]*),?[^{}]*\}", r"\1", glob)
+    text = first.replace("**/", "").replace("/**", "/config")
+    text = re.sub(r"\[!?\^?(.)[^\]]*\]", r"\1", text)
+    plain = text.replace("*", "").replace("?", "x")
+    named = text.replace("*", "x").replace("?", "x")
+    found = [s for s in dict.fromkeys([plain, named]) if s and not s.endswith("/")]
+    if glob.endswith("/**"):
+        found.append(glob[:-3].replace("**/", ""))
+    return found
+
+
+class PathRules:
+    """The protected globs, compiled once."""
+
+    __slots__ = ("name_rules", "rules")
+
+    def __init__(self, globs: Sequence[str]) -> None:
+        self.rules: list[_PathRule] = []
+        for i, glob in enumerate(globs):
+            if not isinstance(glob, str):
+                raise TypeError(f"paths[{i}] must be a string, got {type(glob).__name__}")
+            try:
+                self.rules.append(_PathRule(glob))
+            except ValueError as exc:
+                raise ValueError(f"paths[{i}]: {exc}") from None
+        self.name_rules = [r for r in self.rules if r.name_re is not None and not r.negate]
+
+    def protected_by(self, path: str, root: str, cwd: str | None = None) -> str | None:
+        """The glob that protects ``path`` (absolute, or relative to ``cwd``, default the
+        root), with relative globs anchored at ``root``, or ``None``. A path is checked
+        as written and with symlinks resolved."""
+        root = posixpath.normpath(os.path.abspath(root))
+        base = posixpath.normpath(os.path.abspath(cwd)) if cwd else root
+        lexical = posixpath.normpath(posixpath.join(base, path))
+        real_root = os.path.realpath(root)
+        for candidate, anchor in ((lexical, root), (os.path.realpath(lexical), real_root)):
+            verdict: str | None = None
+            for rule in self.rules:
+                if rule.matches(candidate, anchor):
+                    verdict = None if rule.negate else rule.source
+            if verdict is not None:
+                return verdict
+        return None
+
+    def could_be(self, pattern: re.Pattern[str], root: str) -> tuple[str, str] | None:
+        """A protected sample path (absolute) the pattern fits: ``(glob, sample)``."""
+        for rule in self.rules:
+            if rule.negate:
+                continue
+            for sample in rule.samples:
+                full = posixpath.normpath(posixpath.join(root, posixpath.expanduser(sample)))
+                if pattern.fullmatch(full) and self.protected_by(full, root) is not None:
+                    return rule.source, full
+        return None
+
+    def under(
+        self, where: str, names: Sequence[str] | None, hidden: str, root: str
+    ) -> tuple[str, str] | None:
+        """A protected path that writing or deleting unnamed entries under ``where`` (only
+        those whose names match ``names``) may reach: ``(glob, path)``, ``(CAP, where)``
+        when the walk gave up, or ``None``."""
+        if names is not None:
+            for rule in self.name_rules:
+                for sample in rule.samples:
+                    name = posixpath.basename(sample)
+                    if (hidden != "none" or not name.startswith(".")) and any(
+                        fnmatch.fnmatch(name.lower(), n.lower()) for n in names
+                    ):
+                        candidate = posixpath.join(where, name)
+                        if self.protected_by(candidate, root) is not None:
+                            return rule.source, candidate
+        return self._walk(where, names, hidden, root, depth=None, give_up=True)
+
+    def held(self, where: str, root: str) -> tuple[str, str] | None:
+        """A protected path inside directory ``where`` (two levels down), or ``None``."""
+        return self._walk(where, None, "all", root, depth=2, give_up=False)
+
+    def _walk(
+        self,
+        where: str,
+        names: Sequence[str] | None,
+        hidden: str,
+        root: str,
+        depth: int | None,
+        give_up: bool,
+    ) -> tuple[str, str] | None:
+        if not os.path.isdir(where) or os.path.islink(where):
+            return None
+        dirs = tuple(
+            posixpath.normpath(posixpath.join(root, posixpath.expanduser(r.dir_prefix))) + "/"
+            for r in self.rules
+            if r.dir_prefix is not None and not r.negate
+        )
+        every = any(r.name_re is None and r.dir_prefix is None for r in self.rules)
+        queue: deque[tuple[str, int]] = deque([(where, 0)])
+        seen = 0
+        while queue:
+            folder, level = queue.popleft()
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                seen += 1
+                if seen > _WALK_LIMIT:
+                    return (CAP, where) if give_up else None
+                name = entry.name
+                if (hidden == "none" and name.startswith(".")) or (
+                    hidden == "nogit" and name == ".git"
+                ):
+                    continue
+                is_dir = entry.is_dir(follow_symlinks=False)
+                wanted = names is None or any(fnmatch.fnmatch(name, n) for n in names)
+                maybe = (
+                    every
+                    or is_dir
+                    or (entry.path + "/").startswith(dirs)
+                    or any(r.name_re.fullmatch(name) for r in self.name_rules if r.name_re)
+                )
+                if wanted and maybe:
+                    glob = self.protected_by(entry.path, root)
+                    if glob is not None:
+                        return glob, entry.path
+                if is_dir and (depth is None or level + 1 < depth):
+                    queue.append((entry.path, level + 1))
+        return None
