@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast lint typecheck pytest bench schemas docs clean
+.PHONY: demo test test-fast lint typecheck pytest bench redteam schemas docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -36,6 +36,11 @@ pytest: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+
+# `make redteam`: the shell guards against the red-team and benign corpora (tests/redteam/);
+# prints bypass and false-deny rates, `--json` for JSON (benchmarks/redteam.py).
+redteam: $(STAMP)
+	$(BIN)/python benchmarks/redteam.py
 
 schemas: $(STAMP)
 	$(BIN)/python -m tools.schemagen
