@@ -386,12 +386,15 @@ def _shown(path: str, cwd: str) -> str:
 def _display(cmd: Command | None, holes: Sequence[Hole] = ()) -> str:
     import shlex
 
+    from .shell.deny import written_as
     from .shell.records import show
 
     if cmd is None or not cmd.argv:
-        return "a redirection"
-    text = show(shlex.join(cmd.argv), tuple(holes))
-    return repr(text if len(text) <= 120 else text[:117] + "...")
+        text = "a redirection"
+    else:
+        text = show(shlex.join(cmd.argv), tuple(holes))
+        text = repr(text if len(text) <= 120 else text[:117] + "...")
+    return text + (written_as(cmd, text) if cmd is not None else "")
 
 
 protect_paths = ProtectPaths()

@@ -170,12 +170,22 @@ class DenyCommands:
 
 
 def _display(cmd: Command, intent: Intent) -> str:
+    """The command as it would run, with where it comes from when that reads differently."""
     from .records import show
 
     text = show(shlex.join(cmd.argv), intent.holes) if cmd.argv else "a redirection"
     if cmd.via:
         text += f" ({cmd.via})"
-    return text
+    return text + written_as(cmd, text)
+
+
+def written_as(cmd: Command, shown: str) -> str:
+    """`` (written `...`)`` when the line spells the command differently (its words are
+    computed, decoded or built there, not just wrapped)."""
+    written = " ".join(cmd.written.split())
+    if not written or all(w in written for w in cmd.argv):
+        return ""
+    return f" (written `{written if len(written) <= 100 else written[:97] + '...'}`)"
 
 
 def _speculation(intent: Intent, cmd: Command, shown: str) -> Opaque:

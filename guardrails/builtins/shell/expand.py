@@ -11,7 +11,9 @@ flow-insensitively: every value a name is given anywhere before the use counts.
 from __future__ import annotations
 
 import itertools
+import posixpath
 import re
+import shlex
 from typing import TYPE_CHECKING, Final
 
 from .syntax import Seg, Shape, SimpleCommand
@@ -122,20 +124,23 @@ def _sequence(body: list[str | Seg]) -> list[list[str | Seg]] | None:
     return None
 
 
-def _add_split(state: _State, value: str) -> list[_State]:
-    """Append an unquoted expansion's value: split at blanks, empty parts vanish."""
+def _add_split(state: _State, value: str, ifs: str) -> list[_State]:
+    """Append an unquoted expansion's value: split at ``IFS`` characters, empty parts vanish."""
     fields, cur, has = state
     if not value:
         return [state]
-    pieces = value.split()
+    if ifs == _IFS:
+        pieces = value.split()
+    else:
+        pieces = [p for p in re.split("[" + re.escape(ifs) + "]", value) if p] if ifs else [value]
     if not pieces:
         return [((*fields, cur), "", False) if has else state]
-    if value[0] in _IFS and has:
+    if value[0] in ifs and has:
         fields, cur, has = (*fields, cur), "", False
     cur += pieces[0]
     for p in pieces[1:]:
         fields, cur = (*fields, cur), p
-    if value[-1] in _IFS:
+    if value[-1] in ifs:
         return [((*fields, cur), "", False)]
     return [(fields, cur, True)]
 
@@ -145,6 +150,8 @@ class Expander:
 
     holes: Holes
     vars: dict[str, list[str]]
+    arrays: dict[str, list[str]]
+    ifs: str
     positional: list[str] | None
     cur_cwd: str | None
 
@@ -154,8 +161,20 @@ class Expander:
 
     # -- holes --
 
-    def hole(self, kind: str, text: str, why: str = "", **kw: object) -> str:
-        return self.holes.add(Hole(kind, text, why, **kw))  # type: ignore[arg-type]
+    def hole(
+        self,
+        kind: str,
+        text: str,
+        why: str = "",
+        *,
+        out: Output | None = None,
+        env: str = "",
+        names: tuple[str, ...] | None = None,
+        hidden: str = "all",
+        split: bool = False,
+    ) -> str:
+        hole = Hole(kind, text, why, out=out, env=env, names=names, hidden=hidden, split=split)
+        return self.holes.add(hole)
 
     def out_values(self, out: Output, text: str) -> list[str]:
         """The values a word takes when ``out`` is substituted into it."""
@@ -200,6 +219,7 @@ class Expander:
         """Alternatives of the fields one word expands to."""
         per_brace: list[list[list[str]]] = []
         for sub in _braces(shape):
+            sub = self._tilde(sub)
             states: list[_State] = [((), "", False)]
             for seg in sub:
                 states = self._seg(states, seg, split)
@@ -220,6 +240,36 @@ class Expander:
             return [text]
         return [" ".join(fields) for fields in self.expand_word(shape, split=False)]
 
+    def _tilde(self, shape: Shape) -> Shape:
+        """``~+`` (the current directory), ``~-`` (the previous one), ``~user``."""
+        first = shape[0] if shape else None
+        if first is None or first[0] != "lit" or first[2] or not first[1].startswith("~"):
+            return shape
+        text = first[1]
+        head, sep, tail = text.partition("/")
+        if head == "~+":
+            cwd = self.cur_cwd
+            new = (cwd or ".") if cwd is not None else self.hole("any", "~+", "the directory")
+        elif head == "~-":
+            new = self.hole("any", "~-", "the previous directory")
+        elif head != "~" and re.fullmatch(r"~[A-Za-z_][\w.-]*", head):
+            new = posixpath.expanduser(head)
+            if new == head:
+                return shape
+        else:
+            return shape
+        return (("lit", new + sep + tail, False, None), *shape[1:])
+
+    def array_elements(self, text: str) -> list[str]:
+        """The elements of ``(a b c)`` (an element that is computed: unknown)."""
+        inner = text[1:-1]
+        if "$" in inner or "`" in inner:
+            return [self.hole("any", text, "an array computed at run time")]
+        try:
+            return shlex.split(inner)
+        except ValueError:
+            return [self.hole("any", text, "an array the guard cannot read")]
+
     def _seg(self, states: list[_State], seg: Seg, split: bool) -> list[_State]:
         kind, text, quoted, inner = seg
         if kind == "lit":
@@ -229,14 +279,15 @@ class Expander:
         values = self._values(kind, text, inner, quoted)
         if len(values) > _MAX_VALUES:
             values = [self.hole("any", text, "it has too many possible values")]
+        spread = kind == "var" and ("[@]" in text or text in ("$@", "${@}"))
         out: list[_State] = []
         for state in states:
             for value in values:
-                if quoted or not split or kind in ("proc", "array"):
+                if (quoted and not spread) or not split or kind in ("proc", "array"):
                     f, c, _ = state
                     out.append((f, c + value, True))
                 else:
-                    out.extend(_add_split(state, value))
+                    out.extend(_add_split(state, value, " \t\n" if spread else self.ifs))
         return out[: _MAX_ALTS * 4]
 
     def _values(
@@ -248,7 +299,7 @@ class Expander:
             return self._param(text, quoted)
         if kind == "arith":
             body = text[3:-2]
-            if inner is None and _ARITH_OK.fullmatch(body) and len(body) < 200:
+            if inner is None and _ARITH_OK.fullmatch(body) and len(body) < 200 and "**" not in body:
                 try:
                     return [str(int(eval(body.replace("/", "//"), {"__builtins__": {}}, {})))]
                 except Exception:  # a malformed expression: bash would fail too
@@ -273,7 +324,7 @@ class Expander:
             return [self.hole("token", text, "a length")]
         if bang:
             return [self.hole("any", text, "an indirect expansion")]
-        values = self._var(name, text, quoted and index not in ("[@]", "[*]"))
+        values = self._var(name, text, quoted and index not in ("[@]", "[*]"), index)
         if not op:
             return values
         if op[0] == ":" and op[1:2] in ("-", "=", "+", "?"):
@@ -298,7 +349,17 @@ class Expander:
             return [word]
         return [self.hole("any", word, "a default computed at run time")]
 
-    def _var(self, name: str, text: str, quoted: bool) -> list[str]:
+    def _var(self, name: str, text: str, quoted: bool, index: str | None = None) -> list[str]:
+        elements = self.arrays.get(name)
+        if elements is not None and index is not None:
+            if index in ("[@]", "[*]"):
+                return [" ".join(elements)]
+            k = index[1:-1].strip()
+            if k.isdigit():
+                return [elements[int(k)] if int(k) < len(elements) else ""]
+            return [self.hole("any", text, "an array element chosen at run time")]
+        if elements is not None:
+            return elements[:1] or [""]
         known = self.vars.get(name)
         if known is not None:
             return known

@@ -46,6 +46,14 @@ LANGS: Final = {
     "ed": "ex",
     "red": "ex",
     "ex": "ex",
+    "tclsh": "tcl",
+    "wish": "tcl",
+    "expect": "tcl",
+    "irb": "rb",
+    "julia": "jl",
+    "make": "make",
+    "gmake": "make",
+    "crontab": "cron",
 }
 
 #: (language, option letters or words carrying inline code, options taking a value)
@@ -59,6 +67,16 @@ _INLINE: Final = {
     "r": (("-e",), ""),
     "as": (("-e",), "l"),
     "ps": (("-c", "-command", "-Command", "-encodedcommand", "-EncodedCommand"), ""),
+    "tcl": (("-c",), ""),
+    "jl": (("-e", "-E"), ""),
+}
+#: option letters that take no value, which may come before the inline code's letter
+_FLAGS: Final = {
+    "py": "bBdEhiIOPqsSuvRx",
+    "pl": "acnpstTuUwWX",
+    "rb": "acdlnpsSvwWy",
+    "php": "aHhinqsv",
+    "lua": "iEvW",
 }
 
 
@@ -80,6 +98,17 @@ def code_of(argv: list[str]) -> tuple[str, str, str] | None:
         return ("awk", "inline", ops[0]) if ops else None
     if lang == "ex":
         return "ex", "stdin", ""
+    if lang == "make":
+        opts, _ = split_opts(args, "fCIjlo", ("--file", "--makefile", "--directory"))
+        files = [v for n, v in opts if n in ("-f", "--file", "--makefile") and v]
+        if not files:
+            return None  # the project's own Makefile: like running a script
+        return ("make", "stdin", "") if files[0] in ("-", "/dev/stdin") else ("make", "file", files[0])
+    if lang == "cron":
+        opts, ops = split_opts(args, "u")
+        if any(n in ("-l", "-r", "-e") for n, _ in opts):
+            return None
+        return ("cron", "stdin", "") if not ops or ops[0] == "-" else ("cron", "file", ops[0])
     if prog == "deno" and args[:1] == ["eval"]:
         return "js", "inline", " ".join(args[1:2])
     if prog in ("deno", "bun") and args[:1] in (["run"], ["x"]):
@@ -95,9 +124,13 @@ def code_of(argv: list[str]) -> tuple[str, str, str] | None:
             return None  # a module: its code is not inline
         hit = next((m for m in marks if a == m or (len(m) == 2 and a.startswith(m))), None)
         if hit is None and a.startswith("-") and not a.startswith("--") and len(a) > 2:
-            hit = next((m for m in marks if len(m) == 2 and m[1] in a[1:]), None)
-            if hit is not None:  # -Sc CODE, -ne CODE: the code follows the cluster
-                a = hit
+            letters = {m[1]: m for m in marks if len(m) == 2}
+            for ch in a[1:]:  # -Sc CODE, -ne CODE: the code follows the cluster
+                if ch in letters:
+                    hit = a = letters[ch]
+                    break
+                if ch not in _FLAGS.get(lang, ""):
+                    break
         if hit is not None:
             rest = a[len(hit) :] if a.startswith(hit) and len(a) > len(hit) else ""
             if not rest and i + 1 < len(args):
@@ -350,6 +383,20 @@ def scan(lang: str, code: str) -> Scan:
         return _scan_awk(code, out)
     if lang == "ex":
         return _scan_ex(code, out)
+    if lang == "make":
+        out.shells = [
+            line.lstrip("\t@-+ ") for line in code.splitlines() if line.startswith("\t")
+        ]
+        return out
+    if lang == "cron":
+        for line in code.splitlines():
+            line = line.strip()
+            if not line or line.startswith("#") or re.match(r"\w+=", line):
+                continue
+            fields = line.split(None, 1 if line.startswith("@") else 5)
+            if len(fields) > (1 if line.startswith("@") else 5):
+                out.shells.append(fields[-1])
+        return out
     strings = _strings(code, lang)
     out.literals = [v for _, _, v in strings if v]
     inside = [(s, e) for s, e, _ in strings]
@@ -380,6 +427,11 @@ def scan(lang: str, code: str) -> Scan:
 
 def _role(out: Scan, role: str, args: list[str], lang: str, code: str) -> None:
     if not args:
+        if role == "exec":  # eval passed on as a function: ``.then(eval)``
+            if _FETCH_RE.search(code):
+                out.fetch = _url(code)
+            else:
+                out.opaque.append("runs code it receives at run time")
         return
     first = args[0]
     if role in ("shell", "proc", "shell_or_list"):

@@ -325,6 +325,7 @@ class _Parser(Lexer):
         return self._emit(["[["], [None], [], pid)
 
     def _simple(self, pid: int) -> SimpleCommand | None:
+        begin = self.peek().pos
         words: list[str] = []
         shapes: list[Shape | None] = []
         redirs: list[Redirect] = []
@@ -354,7 +355,10 @@ class _Parser(Lexer):
             break
         if not words and not redirs:
             return None
-        return self._emit(words, shapes, redirs, pid)
+        raw = self._emit(words, shapes, redirs, pid)
+        end = self.peeked.pos if self.peeked is not None else self.i
+        raw.text = self.s[begin:end].strip()
+        return raw
 
     def _redirect(self, tok: Tok) -> Redirect | None:
         target = self.peek()
@@ -373,6 +377,7 @@ class _Parser(Lexer):
         self, words: list[str], shapes: list[Shape | None], redirs: list[Redirect], pid: int
     ) -> SimpleCommand:
         raw = SimpleCommand(words, redirs, pid, self.cwd, shapes)
+        raw.depth = self.depth
         feeds = self._fed_by(raw)
         if feeds:  # a >(...) runs with what this command writes: list it after the command
             ids = {id(f) for f in feeds}

@@ -250,7 +250,10 @@ def _listing(prog: str, opts: list[tuple[str, str | None]], ops: list[str], args
         found = [args[k + 1] for k, a in enumerate(args[:-1]) if a in ("-name", "-iname")]
         if found and "!" not in args and "-not" not in args and "-o" not in args:
             names = tuple(found)
-        return Output("paths", base, why=f"the paths find lists under {base}", names=names, self_too=True)
+        return Output(
+            "paths", base, why=f"the paths find lists under {base}", names=names,
+            self_too=names is None,
+        )
     elif prog in ("fd", "fdfind"):
         base = ops[1] if len(ops) > 1 else "."
         hidden = "all" if {"-H", "--hidden", "-u"} & set(args) else "none"

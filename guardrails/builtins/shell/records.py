@@ -60,7 +60,8 @@ class Command:
     seen; ``via`` is set on a command the analyzer derived (``find / -delete``
     also stands as ``rm -rf /``); ``speculative`` marks a command an unknown
     program's arguments spell out (it may or may not run); ``mentions`` holds
-    the string literals of inline code that changes files.
+    the string literals of inline code that changes files; ``written`` is the
+    command of the line it comes from, as written.
     """
 
     argv: tuple[str, ...]
@@ -76,6 +77,7 @@ class Command:
     via: str | None = None
     speculative: bool = False
     mentions: tuple[str, ...] = ()
+    written: str = ""
 
     @property
     def program(self) -> str:

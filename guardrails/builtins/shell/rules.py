@@ -161,8 +161,27 @@ def _norm_recursive_first(args: list[str], pattern: bool, cwd: str | None) -> li
     return ["-R", *out] if recursive else out
 
 
+def _norm_options_first(args: list[str], pattern: bool, cwd: str | None) -> list[str]:
+    """mv/shred: options before operands (GNU allows both orders), operands as clean paths."""
+    if pattern:
+        return list(args)
+    opts: list[str] = []
+    ops: list[str] = []
+    ended = False
+    for a in args:
+        if ended or a == "-" or not a.startswith("-"):
+            ops.append(_norm_operand(a, cwd))
+        elif a == "--":
+            ended = True
+        else:
+            opts.append(a)
+    return [*opts, *ops]
+
+
 _NORMALIZERS: Final[dict[str, Callable[[list[str], bool, str | None], list[str]]]] = {
     "rm": _norm_rm,
+    "mv": _norm_options_first,
+    "shred": _norm_options_first,
     "git": _norm_git,
     "chmod": _norm_recursive_first,
     "chown": _norm_recursive_first,
@@ -285,6 +304,10 @@ _FETCH: Final = (
     "lynx,links,elinks,w3m,ftp,tftp}"
 )
 _RUN: Final = "{sh,bash,zsh,dash,ksh,mksh,ash,fish,yash,eval,source,.}"
+_SYSTEM: Final = (
+    "/{bin,boot,dev,etc,home,lib,lib32,lib64,opt,proc,root,sbin,srv,sys,usr,var,Applications,"
+    "Library,System,Users,Volumes}"
+)
 
 #: the ready ``deny_commands`` rules: irreversible damage to the machine, the home
 #: directory or shared history, and running a downloaded script unseen
@@ -294,10 +317,14 @@ DEFAULT_DENY_RULES: Final[tuple[dict[str, str], ...]] = (
         "rule": "rm -r* {~,~/[*],$HOME,$HOME/[*]}{, *}",
         "reason": "recursive delete of the home directory",
     },
+    {"rule": f"rm -r* {_SYSTEM}{{,/[*]}}{{, *}}", "reason": "recursive delete of a system directory"},
     {
-        "rule": "rm -r* /{bin,boot,dev,etc,home,lib,lib32,lib64,opt,proc,root,sbin,srv,sys,usr,"
-        "var,Applications,Library,System,Users,Volumes}{,/[*]}{, *}",
-        "reason": "recursive delete of a system directory",
+        "rule": f"mv * {{/,/[*],~,~/[*],$HOME,{_SYSTEM}{{,/[*]}}}} ?*",
+        "reason": "moves the filesystem root, the home directory or a system directory away",
+    },
+    {
+        "rule": f"shred * {{/,/[*],~,~/[*],$HOME,{_SYSTEM}{{,/[*]}}}}{{, *}}",
+        "reason": "overwrites the filesystem root, the home directory or a system directory",
     },
     {
         "rule": "ch{mod,own,grp} -R * {/,/[*]}{, *}",

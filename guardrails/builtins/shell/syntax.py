@@ -98,11 +98,23 @@ class SimpleCommand:
     ``upstream`` lists the commands whose output may reach this one's standard
     input (earlier members of its pipeline, the command feeding a ``>(...)``, a
     ``< <(...)``); ``stdin`` is the input redirection of an enclosing group
-    (``{ sh; } <<EOF``); ``loop`` marks a ``for NAME in WORDS`` header (``words`` are
+    (``{ sh; } <<EOF``); ``depth`` counts the substitutions around it and
+    ``text`` is how it was written; ``loop`` marks a ``for NAME in WORDS`` header (``words`` are
     then ``[NAME, *WORDS]``).
     """
 
-    __slots__ = ("cwd", "loop", "pipeline", "redirects", "shapes", "stdin", "upstream", "words")
+    __slots__ = (
+        "cwd",
+        "depth",
+        "loop",
+        "pipeline",
+        "redirects",
+        "shapes",
+        "stdin",
+        "text",
+        "upstream",
+        "words",
+    )
 
     def __init__(
         self,
@@ -120,3 +132,5 @@ class SimpleCommand:
         self.upstream: list[SimpleCommand] | None = None
         self.stdin: Redirect | None = None  # an enclosing group's input redirection
         self.loop = False
+        self.depth = 0  # how deep in substitutions the parser found it
+        self.text = ""  # the command as written

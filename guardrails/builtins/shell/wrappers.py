@@ -360,10 +360,11 @@ class Peel:
     ``args``: the positional parameters ``$0``, ``$1``... of that code;
     ``cwd``: a directory a wrapper runs the command in (``env -C``, ``sudo -D``);
     ``xargs``: for ``xargs``, its replace string (``""``: items are appended);
-    ``chain``: the wrappers peeled, outermost first.
+    ``chain``: the wrappers peeled, outermost first; ``env``: the ``NAME=VALUE``
+    words an ``env``/``sudo`` gave the command.
     """
 
-    __slots__ = ("args", "argv", "chain", "code", "cwd", "script", "xargs")
+    __slots__ = ("args", "argv", "chain", "code", "cwd", "env", "script", "xargs")
 
     def __init__(self, argv: list[str]) -> None:
         self.argv = argv
@@ -373,6 +374,7 @@ class Peel:
         self.cwd: str | None = None
         self.xargs: str | None = None
         self.chain: list[str] = []
+        self.env: list[str] = []
 
 
 def _xargs(args: list[str], peel: Peel) -> list[str]:
@@ -433,6 +435,11 @@ def unwrap(argv: list[str]) -> Peel:
             peel.chain.append(argv[0])
             argv = _xargs(argv[1:], peel)
             continue
+        elif prog in ("at", "batch"):  # runs the commands it reads, later
+            opts, _ = split_opts(argv[1:], "qfbt", ())
+            file = opt_value(opts, "-f")
+            peel.code, peel.script = ("file", file) if file else ("stdin", "")
+            break
         else:
             wrapper = _WRAPPERS.get(prog)
             rest = wrapper(argv[1:]) if wrapper is not None else None
@@ -441,8 +448,13 @@ def unwrap(argv: list[str]) -> Peel:
             if isinstance(rest, str):
                 script = rest
             elif not rest:
+                if _login_shell(prog, argv[1:]):  # ``sudo -s``, ``su``: a shell reading input
+                    peel.code = "stdin"
                 break  # the wrapper alone (``sudo -l``, ``env``): classified itself
             else:
+                if prog in ("env", "sudo", "doas"):
+                    skipped = argv[1 : len(argv) - len(rest)]
+                    peel.env.extend(w for w in skipped if _ASSIGN_RE.match(w))
                 moved = _chdir(prog, argv[1:])
                 if moved is not None:
                     peel.cwd = moved
@@ -453,6 +465,15 @@ def unwrap(argv: list[str]) -> Peel:
         break
     peel.argv = argv
     return peel
+
+
+def _login_shell(prog: str, args: list[str]) -> bool:
+    if prog in ("su", "runuser"):
+        return not any(a in ("-c", "--command") or a.startswith("--command=") for a in args)
+    if prog in ("sudo", "doas"):
+        flags = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
+        return "s" in flags or "i" in flags or "--shell" in args or "--login" in args
+    return False
 
 
 def _chdir(prog: str, args: list[str]) -> str | None:

@@ -50,7 +50,10 @@ def _copier(
         else:
             targets = [dest]
         res = Effect(kind, targets=[*srcs, *targets] if moves else targets, sources=srcs)
-        if any(s.endswith(("/.", "/*")) for s in srcs):  # cp -r a/. b: a's content into b
+        contents = any(s.endswith(("/.", "/*")) for s in srcs) or (
+            has_opt(opts, "-T --no-target-directory") and has_opt(opts, "-r -R -a --recursive")
+        )
+        if contents:  # cp -r a/. b, cp -rT a b: a's content into b
             res.trees = [("write", dest, None, "all")]
         return res
 
@@ -151,6 +154,15 @@ def _iconv(args: list[str]) -> Effect:
     return Effect("file_write", targets=[out]) if out else Effect("read_only")
 
 
+def _split(args: list[str]) -> Effect:
+    """``split FILE PREFIX``: writes PREFIXaa, PREFIXab..."""
+    opts, ops = split_opts(
+        args, "abClnt", ("--bytes", "--lines", "--line-bytes", "--number", "--suffix-length")
+    )
+    prefix = ops[1] if len(ops) > 1 else "x"
+    return Effect("file_write", targets=[prefix + "aa", prefix + "*"])
+
+
 def _compressor(args: list[str]) -> Effect:
     opts, ops = split_opts(args, "S", ("--suffix",))
     if has_opt(opts, "-c --stdout --to-stdout -t --test -l --list"):
@@ -170,6 +182,10 @@ HANDLERS: Final[dict[str, Handler]] = {
     "touch": _on_operands("file_write", "dtr", ("--reference", "--date")),
     "mkdir": _on_operands("file_write", "m", ("--mode", "--context")),
     "truncate": lambda args: Effect("file_write", targets=split_opts(args, "sr")[1]),
+    "split": _split,
+    "csplit": lambda args: Effect(
+        "file_write", targets=[(opt_value(split_opts(args, "fbn")[0], "-f") or "xx") + "00"]
+    ),
     "tee": _tee,
     "dd": _dd,
     "perl": _perl,

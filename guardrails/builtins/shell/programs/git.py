@@ -46,6 +46,8 @@ def git_subcommand(args: Sequence[str]) -> tuple[str, list[str]]:
 
 
 #: configuration keys whose value is a command git runs (``alias.*`` when it starts with ``!``)
+#: settings that change which code git runs (besides the command keys): a write to .git
+_CODE_KEYS: Final = word_set("core.hookspath include.path core.worktree core.gitproxy")
 _COMMAND_KEYS: Final = word_set(
     """core.pager core.editor core.sshcommand core.fsmonitor core.askpass sequence.editor
     diff.external gpg.program credential.helper pager.log pager.diff pager.show web.browser
@@ -65,8 +67,25 @@ def _config_command(key: str, value: str) -> str | None:
     return None
 
 
+def _git_dir(args: list[str]) -> str:
+    """The repository folder git works on: ``-C dir``, ``--git-dir=X``, else ``.git``."""
+    where, gitdir = "", ""
+    for k, a in enumerate(args):
+        if a == "-C" and k + 1 < len(args):
+            where = posixpath.join(where, args[k + 1])
+        elif a.startswith("--git-dir="):
+            gitdir = a.partition("=")[2]
+        elif a == "--git-dir" and k + 1 < len(args):
+            gitdir = args[k + 1]
+        elif not a.startswith("-") and (k == 0 or args[k - 1] not in _GIT_GLOBAL_ARG):
+            break
+    return gitdir or posixpath.join(where, ".git")
+
+
 def _git(args: list[str]) -> Effect:
     res = _git_effect(args)
+    if ".git/config" in res.targets:  # a local setting that makes git run code
+        res.targets = [posixpath.join(_git_dir(args), "config") if t == ".git/config" else t for t in res.targets]
     for k, a in enumerate(args):  # git -c alias.x='!cmd' / -c core.pager=cmd
         if a == "-c" and k + 1 < len(args):
             key, _, value = args[k + 1].partition("=")
@@ -157,6 +176,9 @@ def _git_config(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
         cmd = _config_command(pair[0], pair[1])
         if cmd:
             res.scripts.append(("sh", cmd))
+        scope = has_opt(copts, "--global --system --worktree --blob") or file
+        if not scope and (cmd or pair[0].lower() in _CODE_KEYS):
+            res.targets.append(".git/config")
     return res
 
 
@@ -195,8 +217,14 @@ def _git_verbs(
 
 
 def _git_apply(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
+    """A patch changes the files it names: not known here, so anything in the work tree."""
     checks = has_opt(opts, "--check --stat --numstat --summary") and not has_opt(opts, "--apply")
-    return Effect("read_only" if checks else "git_mutation")
+    if checks:
+        return Effect("read_only")
+    res = Effect("git_mutation")
+    if not has_opt(opts, "--cached"):
+        res.trees = [("write", ".", None, "nogit")]
+    return res
 
 
 def _git_archive(rest: list[str], opts: Opts, ops: list[str]) -> Effect:

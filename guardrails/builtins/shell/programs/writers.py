@@ -412,9 +412,12 @@ HANDLERS: Final[dict[str, Handler]] = {
     "ar": _ar,
     "dpkg-deb": _dpkg_deb,
     **dict.fromkeys(
-        word_set("vi vim nvim gvim vim.tiny vim.basic ex view ed red nano pico emacs micro hx kak"),
+        word_set("vi vim nvim gvim vim.tiny vim.basic view nano pico emacs micro hx kak"),
         _editor,
     ),
+    **dict.fromkeys(word_set("ed red ex"), lambda args: Effect(
+        "file_write", targets=split_opts(args, "p", ("--prompt",))[1]
+    )),
     "view": lambda args: _editor(["-R", *args]),
     "sed": _sed,
     "gsed": _sed,
