@@ -61,6 +61,7 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
         self.stdin_ctx: tuple[Output | None, tuple[int, ...]] = (None, ())
         self.speculating = 0
         self.origin = ""
+        self.derived = 0  # > 0 while a command's words come from expansions or code
         self._level = 0
         self._cd_values: dict[int, str | None] = {}
 
@@ -118,10 +119,15 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
                     out=Output("lit"),
                 )
             return
-        for argv in self.expand_argv(words[k:], shapes[k:]):
-            self.open_fds(raw, argv)
-            stdin, inputs = self.stdin_of(raw)
-            self.run_argv(argv, raw, depth, raw.cwd, self._written(raw), stdin, inputs)
+        dynamic = _dynamic(raw)
+        self.derived += dynamic
+        try:
+            for argv in self.expand_argv(words[k:], shapes[k:]):
+                self.open_fds(raw, argv)
+                stdin, inputs = self.stdin_of(raw)
+                self.run_argv(argv, raw, depth, raw.cwd, self._written(raw), stdin, inputs)
+        finally:
+            self.derived -= dynamic
 
     def _resolve_cwd(self, cwd: str | None) -> str | None:
         """A directory with ``cd "$x"`` targets in it, with their expanded values."""
@@ -201,6 +207,11 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
         """One expanded command: peel its wrappers and analyse what really runs."""
         if depth > MAX_DEPTH:
             raise TooDeep
+        if argv and argv[0] == "alias":
+            for a in argv[1:]:
+                name, eq, value = a.partition("=")
+                if eq:
+                    self.aliases_defined[name] = value
         alias = self.aliases_defined.get(argv[0]) if argv else None
         if alias is not None:
             text = alias + " " + " ".join(shlex.quote(a) for a in argv[1:])
@@ -223,8 +234,12 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
             self.run_code(peel, raw, depth, cwd, written, stdin, inputs)
             return
         if peel.xargs is not None:
-            for k, alt in enumerate(self._xargs(peel.argv, peel.xargs, stdin)):
-                self.run_argv(alt, raw, depth + 1, cwd, written if k == 0 else (), None, inputs)
+            self.derived += 1
+            try:
+                for k, alt in enumerate(self._xargs(peel.argv, peel.xargs, stdin)):
+                    self.run_argv(alt, raw, depth + 1, cwd, written if k == 0 else (), None, inputs)
+            finally:
+                self.derived -= 1
             return
         self.program(peel.argv, raw, depth, cwd, written, stdin, inputs)
 
@@ -263,11 +278,6 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
                     self.assign(m.group(1), [a[m.end() :]], append=bool(m.group(3)))
         elif argv[0] == "read":
             self._read(argv, stdin)
-        elif argv[0] == "alias":
-            for a in argv[1:]:
-                name, eq, value = a.partition("=")
-                if eq:
-                    self.aliases_defined[name] = value
         self._finish(argv, effect, raw, depth, cwd, written, stdin, inputs)
 
     def _dynamic_name(
@@ -468,7 +478,7 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
             via,
             self.speculating > 0,
             tuple(mentions),
-            self.origin,
+            self.origin if self.derived else "",
         )
         self.commands.append(cmd)
         self.outs.append(out if out is not None else self.out_of(list(argv), stdin, cwd, idx))
@@ -478,6 +488,12 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
         from .records import show
 
         return show(text, tuple(self.holes.table))
+
+
+def _dynamic(raw: SimpleCommand) -> bool:
+    """Are some of the command's words (or redirection targets) computed at run time?"""
+    shapes = [*raw.shapes, *(r.shape for r in raw.redirects)]
+    return any(seg[0] not in ("lit", "array") for shape in shapes for seg in shape or ())
 
 
 def _assignment_word(word: str, shape: Shape | None) -> bool:

@@ -38,6 +38,7 @@ class CodeRunner:
     holes: Holes
     commands: list
     outs: list[Output]
+    derived: int
 
     if TYPE_CHECKING:
 
@@ -91,7 +92,7 @@ class CodeRunner:
         if len(holes) == 1 and len(text.strip()) == 1:
             return self.hole_out(holes[0]), holes[0].text
         for hole in holes:
-            if hole.unknown:
+            if hole.hostile:
                 reasons.append(why.injected(name, hole))
                 break
         return Output("lit", text), text
@@ -138,7 +139,12 @@ class CodeRunner:
                 kinds = {"unknown"} if reasons else {"file_write"}
                 argv = runner if reasons else ()
                 self.emit(argv, raw, kinds, written, redirects=written, cwd=cwd, opaque=reasons)
-            self.script(out.text, cwd, depth + 1, positional, passed)
+            computed = source != out.text  # text from a pipe, a substitution, a file
+            self.derived += computed
+            try:
+                self.script(out.text, cwd, depth + 1, positional, passed)
+            finally:
+                self.derived -= computed
             return
         if out.kind == "fetch" and out.fetch is not None:
             extra = (out.fetch,)
@@ -181,7 +187,7 @@ class CodeRunner:
                 out: Output | None = self.hole_out(holes[0])
             else:
                 for hole in holes:
-                    if hole.unknown:
+                    if hole.hostile:
                         reasons.append(why.injected(name, hole))
                         break
                 self.scanned(name, lang, text, cwd, depth, found)
@@ -210,6 +216,15 @@ class CodeRunner:
         self, name: str, lang: str, text: str, cwd: str | None, depth: int, found: dict[str, list]
     ) -> None:
         """What inline code does, recorded: the commands it runs, deletes, writes, downloads."""
+        self.derived += 1
+        try:
+            self._record_scan(name, lang, text, cwd, depth, found)
+        finally:
+            self.derived -= 1
+
+    def _record_scan(
+        self, name: str, lang: str, text: str, cwd: str | None, depth: int, found: dict[str, list]
+    ) -> None:
         sc = scan(lang, text)
         for line in sc.shells:
             self.script(self.unknown_parts(line, name), cwd, depth + 1)

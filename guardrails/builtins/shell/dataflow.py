@@ -57,8 +57,7 @@ class DataFlow(Producers):
                 known = self.fds.get(r.target)
                 if known is not None:
                     return known
-                target = self.expand_scalar(r.shape, r.target)[0]
-                return Output("any", why=f"file descriptor {target}"), ()
+                return Output("any", why=f"file descriptor {r.target}"), ()
             if r.body is not None:
                 if r.body_shape is None:
                     return Output("lit", r.body), ()

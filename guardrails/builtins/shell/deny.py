@@ -180,10 +180,10 @@ def _display(cmd: Command, intent: Intent) -> str:
 
 
 def written_as(cmd: Command, shown: str) -> str:
-    """`` (written `...`)`` when the line spells the command differently (its words are
-    computed, decoded or built there, not just wrapped)."""
+    """`` (written `...`)`` when the command's words are computed, decoded or built by
+    code on the line (``Command.written`` is set only then)."""
     written = " ".join(cmd.written.split())
-    if not written or all(w in written for w in cmd.argv):
+    if not written or written == " ".join(shown.split()):
         return ""
     return f" (written `{written if len(written) <= 100 else written[:97] + '...'}`)"
 

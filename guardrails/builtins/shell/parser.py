@@ -146,6 +146,8 @@ class _Parser(Lexer):
                     return self._compound(pid, stop, stop_words | {closer}, closer, first)
                 if t in _SKIP_WORDS:
                     self.next()
+                    if not stop_words and t != "!":
+                        self.error(f"unexpected {t!r}")  # a closer with nothing open: bash refuses
                     continue
                 if t in ("for", "select"):
                     self.next()

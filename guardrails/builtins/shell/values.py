@@ -133,6 +133,12 @@ class Hole:
         """May it hold any text at all (so also shell syntax, a path, a program name)?"""
         return self.kind in ("any", "env", "fd")
 
+    @property
+    def hostile(self) -> bool:
+        """Unknown text nobody on the machine chose: a variable, a download, decoded text
+        (a local program's output is as trusted as the program)."""
+        return self.unknown and (self.out is None or self.out.kind != "local")
+
     def __repr__(self) -> str:
         return f"Hole({self.kind!r}, {self.text!r})"
 

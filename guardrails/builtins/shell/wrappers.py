@@ -431,10 +431,10 @@ def unwrap(argv: list[str]) -> Peel:
             script = _alias(argv[1:])
             if script is None:
                 break
-        elif prog == "xargs":
+        elif prog == "xargs":  # its items are filled in first: the rest is peeled after
             peel.chain.append(argv[0])
             argv = _xargs(argv[1:], peel)
-            continue
+            break
         elif prog in ("at", "batch"):  # runs the commands it reads, later
             opts, _ = split_opts(argv[1:], "qfbt", ())
             file = opt_value(opts, "-f")

@@ -181,6 +181,7 @@ HANDLERS: Final[dict[str, Handler]] = {
     "install": _install,
     "touch": _on_operands("file_write", "dtr", ("--reference", "--date")),
     "mkdir": _on_operands("file_write", "m", ("--mode", "--context")),
+    "mkfifo": _on_operands("file_write", "mZ", ("--mode", "--context")),
     "truncate": lambda args: Effect("file_write", targets=split_opts(args, "sr")[1]),
     "split": _split,
     "csplit": lambda args: Effect(
