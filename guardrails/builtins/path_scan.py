@@ -24,7 +24,10 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Final
 
-__all__ = ["CAP", "PathRules"]
+__all__ = ["CAP", "PathRules", "Roots"]
+
+#: the project root, or several (the first is the project's; see ``ProtectPaths``)
+Roots = str | tuple[str, ...]
 
 #: entries a directory walk looks at before giving up
 _WALK_LIMIT: Final = 5000
@@ -90,53 +93,83 @@ class PathRules:
                 raise ValueError(f"paths[{i}]: {exc}") from None
         self.name_rules = [r for r in self.rules if r.name_re is not None and not r.negate]
 
-    def protected_by(self, path: str, root: str, cwd: str | None = None) -> str | None:
+    def protected_by(self, path: str, root: Roots, cwd: str | None = None) -> str | None:
         """The glob that protects ``path`` (absolute, or relative to ``cwd``, default the
-        root), with relative globs anchored at ``root``, or ``None``. A path is checked
-        as written and with symlinks resolved."""
-        root = posixpath.normpath(os.path.abspath(root))
-        base = posixpath.normpath(os.path.abspath(cwd)) if cwd else root
+        root), with relative globs anchored at ``root`` (or at each of several roots), or
+        ``None``. A path is checked as written and with symlinks resolved."""
+        roots = (root,) if isinstance(root, str) else root
+        base = posixpath.normpath(os.path.abspath(cwd or roots[0]))
         lexical = posixpath.normpath(posixpath.join(base, path))
-        real_root = os.path.realpath(root)
-        for candidate, anchor in ((lexical, root), (os.path.realpath(lexical), real_root)):
-            verdict: str | None = None
-            for rule in self.rules:
-                if rule.matches(candidate, anchor):
-                    verdict = None if rule.negate else rule.source
-            if verdict is not None:
-                return verdict
+        real = os.path.realpath(lexical)
+        for anchor in roots:
+            anchor = posixpath.normpath(os.path.abspath(anchor))
+            for candidate, where in ((lexical, anchor), (real, os.path.realpath(anchor))):
+                verdict: str | None = None
+                for rule in self.rules:
+                    if rule.matches(candidate, where):
+                        verdict = None if rule.negate else rule.source
+                if verdict is not None:
+                    return verdict
         return None
 
-    def could_be(self, pattern: re.Pattern[str], root: str) -> tuple[str, str] | None:
-        """A protected sample path (absolute) the pattern fits: ``(glob, sample)``."""
+    def could_be(
+        self, pattern: re.Pattern[str], root: Roots, near: str = ""
+    ) -> tuple[str, str] | None:
+        """A protected sample path (absolute) the pattern fits: ``(glob, sample)``; a rule
+        for any depth (``**/.env*``) is also tried in the folder ``near``."""
         for rule in self.rules:
             if rule.negate:
                 continue
             for sample in rule.samples:
-                full = posixpath.normpath(posixpath.join(root, posixpath.expanduser(sample)))
-                if pattern.fullmatch(full) and self.protected_by(full, root) is not None:
-                    return rule.source, full
+                bases = [root] if isinstance(root, str) else list(root)
+                if near and rule.source.lstrip("!").startswith("**/"):
+                    bases.append(near)
+                for base in bases:
+                    full = posixpath.normpath(posixpath.join(base, posixpath.expanduser(sample)))
+                    if pattern.fullmatch(full) and self.protected_by(full, root) is not None:
+                        return rule.source, full
         return None
 
     def under(
-        self, where: str, names: Sequence[str] | None, hidden: str, root: str
+        self, where: str, names: Sequence[str] | None, hidden: str, root: Roots
     ) -> tuple[str, str] | None:
         """A protected path that writing or deleting unnamed entries under ``where`` (only
         those whose names match ``names``) may reach: ``(glob, path)``, ``(CAP, where)``
-        when the walk gave up, or ``None``."""
-        if names is not None:
-            for rule in self.name_rules:
-                for sample in rule.samples:
-                    name = posixpath.basename(sample)
-                    if (hidden != "none" or not name.startswith(".")) and any(
-                        fnmatch.fnmatch(name.lower(), n.lower()) for n in names
-                    ):
-                        candidate = posixpath.join(where, name)
-                        if self.protected_by(candidate, root) is not None:
-                            return rule.source, candidate
-        return self._walk(where, names, hidden, root, depth=None, give_up=True)
+        when the walk gave up, or ``None``. Without names, every existing entry counts
+        (a walk); with names, a protected name they match, or an entry of a protected
+        folder below that matches them. ``hidden``: ``all``, ``nogit`` (not ``.git``),
+        ``none`` or ``tracked`` (no dot-files: what git lists)."""
+        if names is None:
+            return self._walk(where, None, hidden, root, depth=None, give_up=True)
+        visible_only = hidden in ("none", "tracked")
+        for rule in self.name_rules:  # a name the command is limited to may be protected
+            for sample in rule.samples:
+                name = posixpath.basename(sample)
+                if (not visible_only or not name.startswith(".")) and any(
+                    fnmatch.fnmatch(name.lower(), n.lower()) for n in names
+                ):
+                    candidate = posixpath.join(where, name)
+                    if self.protected_by(candidate, root) is not None:
+                        return rule.source, candidate
+        where = posixpath.normpath(where)
+        anchors = (root,) if isinstance(root, str) else root
+        for rule, anchor in ((r, a) for r in self.rules for a in anchors):
+            if rule.dir_prefix is None or rule.negate:  # a protected folder below: its names
+                continue
+            folder = posixpath.normpath(
+                posixpath.join(anchor, posixpath.expanduser(rule.dir_prefix))
+            )
+            if visible_only and posixpath.basename(folder).startswith("."):
+                continue
+            if folder == where or folder.startswith(where.rstrip("/") + "/"):
+                found = self._walk(folder, names, "all", root, depth=None, give_up=True)
+                if found is not None:
+                    return found
+            elif where.startswith(folder + "/"):
+                return self._walk(where, names, "all", root, depth=None, give_up=True)
+        return None
 
-    def held(self, where: str, root: str) -> tuple[str, str] | None:
+    def held(self, where: str, root: Roots) -> tuple[str, str] | None:
         """A protected path inside directory ``where`` (two levels down), or ``None``."""
         return self._walk(where, None, "all", root, depth=2, give_up=False)
 
@@ -145,15 +178,17 @@ class PathRules:
         where: str,
         names: Sequence[str] | None,
         hidden: str,
-        root: str,
+        root: Roots,
         depth: int | None,
         give_up: bool,
     ) -> tuple[str, str] | None:
         if not os.path.isdir(where) or os.path.islink(where):
             return None
+        anchors = (root,) if isinstance(root, str) else root
         dirs = tuple(
-            posixpath.normpath(posixpath.join(root, posixpath.expanduser(r.dir_prefix))) + "/"
+            posixpath.normpath(posixpath.join(a, posixpath.expanduser(r.dir_prefix))) + "/"
             for r in self.rules
+            for a in anchors
             if r.dir_prefix is not None and not r.negate
         )
         every = any(r.name_re is None and r.dir_prefix is None for r in self.rules)
@@ -170,7 +205,7 @@ class PathRules:
                 if seen > _WALK_LIMIT:
                     return (CAP, where) if give_up else None
                 name = entry.name
-                if (hidden == "none" and name.startswith(".")) or (
+                if (hidden in ("none", "tracked") and name.startswith(".")) or (
                     hidden == "nogit" and name == ".git"
                 ):
                     continue

@@ -35,9 +35,9 @@ from typing import Any, Final
 
 from ..definition.matchers import BUILTIN_PRIMARY_ARGS
 from ..results import HookResult
-from .path_scan import CAP, PathRules
+from .path_scan import CAP, PathRules, Roots
 from .shell.classify import Command, Intent, classify, command_of
-from .shell.project import check_opaque, project_root
+from .shell.project import check_opaque, git_top, project_root
 from .shell.values import HOLE_RE, Hole, Opaque, hole_index
 
 __all__ = ["DEFAULT_PROTECTED_PATHS", "ProtectPaths", "protect_paths"]
@@ -139,7 +139,7 @@ class ProtectPaths:
         self.hint = _DEFAULT_HINT if hint is None else hint
         self.opaque = check_opaque(opaque)
 
-    def protected_by(self, path: str, root: str, cwd: str | None = None) -> str | None:
+    def protected_by(self, path: str, root: Roots, cwd: str | None = None) -> str | None:
         """The glob that protects ``path`` (absolute, or relative to ``cwd``, by default
         ``root``), relative globs anchored at ``root``; ``None`` if none does."""
         return self._rules.protected_by(path, root, cwd)
@@ -149,7 +149,10 @@ class ProtectPaths:
         if not isinstance(tool_input, dict):
             return None
         cwd = posixpath.normpath(os.path.abspath(event.cwd or os.getcwd()))
-        root = project_root(event, ctx)
+        project = project_root(event, ctx)
+        root: tuple[str, ...] = (project,)
+        if cwd != project and not cwd.startswith(project.rstrip("/") + "/"):
+            root = (project, git_top(cwd))  # working outside the project: its own too
         tool = event.tool_name
         hidden: _Hit | None = None
         for hit in self._hits(event, ctx, tool_input, cwd, root):
@@ -182,7 +185,7 @@ class ProtectPaths:
         )
 
     def _hits(
-        self, event: Any, ctx: Any, tool_input: dict[str, Any], cwd: str, root: str
+        self, event: Any, ctx: Any, tool_input: dict[str, Any], cwd: str, root: Roots
     ) -> Iterator[_Hit]:
         tool = event.tool_name
         if tool in _READ_TOOLS:
@@ -206,7 +209,7 @@ class ProtectPaths:
         if command is not None:
             yield from self._shell(classify(command), command, cwd, root)
 
-    def _shell(self, intent: Intent, command: str, cwd: str, root: str) -> Iterator[_Hit]:
+    def _shell(self, intent: Intent, command: str, cwd: str, root: Roots) -> Iterator[_Hit]:
         holes = intent.holes
         for reason in intent.opaque:
             yield from self._named(_WORD_RE.findall(command), cwd, root, None, holes)
@@ -239,7 +242,7 @@ class ProtectPaths:
         self,
         words: Sequence[str],
         cwd: str,
-        root: str,
+        root: Roots,
         cmd: Command | None,
         holes: Sequence[Hole],
     ) -> Iterator[_Hit]:
@@ -253,13 +256,13 @@ class ProtectPaths:
                 yield _Hit(path, glob, cmd, holes)
 
     def _target(
-        self, target: str, base: str | None, cmd: Command, holes: Sequence[Hole], root: str
+        self, target: str, base: str | None, cmd: Command, holes: Sequence[Hole], root: Roots
     ) -> Iterator[_Hit]:
         target = _fill(target, holes, root)
         if base is None and not target.startswith(("/", "~")):
             yield from self._unknown(target, None, cmd, holes, root)
             return
-        where = base or root
+        where = base or _first(root)
         if HOLE_RE.search(target) is None:
             for path in _expand(target, where):
                 full = posixpath.normpath(posixpath.join(where, path))
@@ -274,13 +277,16 @@ class ProtectPaths:
         yield from self._unknown(target, where, cmd, holes, root)
 
     def _unknown(
-        self, target: str, where: str | None, cmd: Command, holes: Sequence[Hole], root: str
+        self, target: str, where: str | None, cmd: Command, holes: Sequence[Hole], root: Roots
     ) -> Iterator[_Hit]:
         """A target with parts the guard cannot know (``where=None``: nor its directory)."""
-        found = [holes[hole_index(c)] for c in HOLE_RE.findall(target) if hole_index(c) < len(holes)]
+        found = [
+            holes[hole_index(c)] for c in HOLE_RE.findall(target) if hole_index(c) < len(holes)
+        ]
         listing = [h for h in found if h.kind == "paths"]
         unknown = [h for h in found if h.kind != "paths"]
         path = posixpath.normpath(posixpath.join(where or "/", posixpath.expanduser(target)))
+        top = _first(root)
         if where is not None and listing and not unknown:
             parent = posixpath.dirname(path[: HOLE_RE.search(path).start()] + "x")  # type: ignore[union-attr]
             hit = self._rules.under(parent, listing[0].names, listing[0].hidden, root)
@@ -288,37 +294,42 @@ class ProtectPaths:
                 yield _Hit(hit[1], hit[0], cmd, holes)
             elif hit is not None:
                 why = (
-                    f"the paths it changes under {_shown(parent, root)} are not named, and "
+                    f"the paths it changes under {_shown(parent, top)} are not named, and "
                     "there are too many there to look through"
                 )
                 yield _Hit(parent, "", cmd, holes, Opaque(why, _TARGET_HINT))
             return
         name = posixpath.basename(path)
         if name and not HOLE_RE.search(name):  # a protected name in plain sight
-            glob = self.protected_by(posixpath.join(root, name), root)
+            glob = self.protected_by(posixpath.join(top, name), root)
             if glob is not None:
                 yield _Hit(path, glob, cmd, holes)
                 return
-        prefix = ".*/" if where is None else ""
+        body = path.lstrip("/") if where is None else path
         pattern = re.compile(
-            prefix + "".join(".*" if HOLE_RE.fullmatch(c) else re.escape(c) for c in path.lstrip("/" if where is None else ""))
+            (".*/" if where is None else "")
+            + "".join(".*" if HOLE_RE.fullmatch(c) else re.escape(c) for c in body)
         )
-        fit = self._rules.could_be(pattern, root)
+        first = HOLE_RE.search(path)
+        near = posixpath.dirname(path[: first.start()] + "x") if first and where else ""
+        fit = self._rules.could_be(pattern, root, near)
         if fit is None:
             return
         glob, sample = fit
         if unknown:
-            what = f"the value of `{unknown[0].text}`" + (f" ({unknown[0].why})" if unknown[0].why else "")
+            what = f"the value of `{unknown[0].text}`" + (
+                f" ({unknown[0].why})" if unknown[0].why else ""
+            )
         else:
             what = "the directory it runs in (after a `cd` the guard cannot follow)"
         reason = Opaque(
-            f"{what} is not known, and it could make it change {_shown(sample, root)}",
+            f"{what} is not known, and it could make it change {_shown(sample, top)}",
             _TARGET_HINT,
         )
         yield _Hit(sample, glob, cmd, holes, reason)
 
 
-def _base(cmd: Command, cwd: str, holes: Sequence[Hole], root: str) -> str | None:
+def _base(cmd: Command, cwd: str, holes: Sequence[Hole], root: Roots) -> str | None:
     """The absolute directory ``cmd`` runs in, or ``None`` when the line moved somewhere
     the guard cannot follow."""
     if cmd.cwd is None:
@@ -331,7 +342,7 @@ def _base(cmd: Command, cwd: str, holes: Sequence[Hole], root: str) -> str | Non
     return posixpath.normpath(posixpath.join(cwd, posixpath.expanduser(where)))
 
 
-def _fill(text: str, holes: Sequence[Hole], root: str) -> str:
+def _fill(text: str, holes: Sequence[Hole], root: Roots) -> str:
     """Fill what the guard can: environment variables it has, the project root, tokens."""
     if HOLE_RE.search(text) is None:
         return text
@@ -344,7 +355,7 @@ def _fill(text: str, holes: Sequence[Hole], root: str) -> str:
         if hole.kind == "env" and hole.env in os.environ:
             return os.environ[hole.env]
         if hole.kind == "root":
-            return root
+            return root if isinstance(root, str) else root[0]
         if hole.kind == "token":
             return "x"
         if hole.kind == "fd":
@@ -352,6 +363,10 @@ def _fill(text: str, holes: Sequence[Hole], root: str) -> str:
         return str(m.group())
 
     return HOLE_RE.sub(one, text)
+
+
+def _first(root: Roots) -> str:
+    return root if isinstance(root, str) else root[0]
 
 
 def _writes(spec: Any) -> bool:

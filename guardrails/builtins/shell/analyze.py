@@ -15,7 +15,7 @@ import posixpath
 import re
 import shlex
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 from . import opaque as why
 from .coderun import CodeRunner
@@ -115,7 +115,12 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
             written = self._written(raw)
             if written:
                 self.emit(
-                    (), raw, {"file_write"}, written, redirects=written, cwd=raw.cwd,
+                    (),
+                    raw,
+                    {"file_write"},
+                    written,
+                    redirects=written,
+                    cwd=raw.cwd,
                     out=Output("lit"),
                 )
             return
@@ -257,17 +262,27 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
     ) -> None:
         name0 = argv[0]
         holes = self.holes.of(name0)
-        if holes or (_GLOB_NAME.search(name0) and name0 not in ("[", "[[")):
-            if self._dynamic_name(argv, holes, raw, cwd, written, inputs):
-                return
+        dynamic = holes or (_GLOB_NAME.search(name0) and name0 not in ("[", "[["))
+        if dynamic and self._dynamic_name(argv, holes, raw, cwd, written, inputs):
+            return
         key = self.file_key(name0, cwd) if "/" in name0 else ""
         if key and key in self.links:
             argv = [self.links[key], *argv[1:]]
         elif key and key in self.files:  # a script the line itself wrote, now run
             runner = [name0, *argv[1:]]
             self.apply_code(
-                posixpath.basename(name0), runner, self.files[key], name0, raw, depth, cwd,
-                written, inputs, runner, [], (stdin, inputs),
+                posixpath.basename(name0),
+                runner,
+                self.files[key],
+                name0,
+                raw,
+                depth,
+                cwd,
+                written,
+                inputs,
+                runner,
+                [],
+                (stdin, inputs),
             )
             return
         effect = Effect("read_only") if argv[0] in self.functions else classify_argv(argv)
@@ -298,8 +313,14 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
             reasons = [why.glob_name(name0)]
         elif fetched is not None:
             self.emit(
-                ["sh", "-c", *argv], raw, {"unknown"}, written, redirects=written, cwd=cwd,
-                inputs=(*inputs, fetched), via="runs downloaded text as a command",
+                ["sh", "-c", *argv],
+                raw,
+                {"unknown"},
+                written,
+                redirects=written,
+                cwd=cwd,
+                inputs=(*inputs, fetched),
+                via="runs downloaded text as a command",
             )
             return True
         elif base_holes or any(h.split and h.unknown for h in holes):
@@ -307,7 +328,13 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
         else:  # only a directory is computed: ``"$VENV/bin/python" -m x``
             return False
         self.emit(
-            argv, raw, {"unknown"}, written, redirects=written, cwd=cwd, opaque=reasons,
+            argv,
+            raw,
+            {"unknown"},
+            written,
+            redirects=written,
+            cwd=cwd,
+            opaque=reasons,
             inputs=inputs,
         )
         return True
@@ -323,7 +350,7 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
         stdin: Output | None,
         inputs: tuple[int, ...],
     ) -> None:
-        found: dict[str, list] = {  # type: ignore[type-arg]
+        found: dict[str, list[Any]] = {
             "targets": [*written, *effect.targets],
             "opaque": [Opaque(o, why.CODE_HINT) for o in effect.opaque],
             "mentions": [],
@@ -350,10 +377,21 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
         kinds = set(effect.kinds) or {"unknown"}
         if written:
             kinds.add("file_write")
+        for target in written:
+            if target.startswith("/dev/") and not target.startswith(("/dev/fd/", "/dev/std")):
+                self.emit_virtual(["dd", f"of={target}"], cwd, f"writes to {target}", ())
         idx = self.emit(
-            argv, raw, kinds, [*dict.fromkeys(found["targets"])], redirects=written,
-            sources=effect.sources, cwd=cwd, opaque=found["opaque"], inputs=inputs,
-            mentions=found["mentions"], stdin=stdin,
+            argv,
+            raw,
+            kinds,
+            [*dict.fromkeys(found["targets"])],
+            redirects=written,
+            sources=effect.sources,
+            cwd=cwd,
+            opaque=found["opaque"],
+            inputs=inputs,
+            mentions=found["mentions"],
+            stdin=stdin,
         )
         self.track(argv, idx, effect, written, stdin, cwd)
         for nested in effect.nested:
@@ -440,7 +478,12 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
         """A command the analyzer derives (``find / -delete`` also is ``rm -rf /``)."""
         effect = classify_argv(argv)
         return self.emit(
-            argv, None, effect.kinds or {"unknown"}, effect.targets, cwd=cwd, via=via,
+            argv,
+            None,
+            effect.kinds or {"unknown"},
+            effect.targets,
+            cwd=cwd,
+            via=via,
             inputs=inputs,
         )
 

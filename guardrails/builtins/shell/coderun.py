@@ -11,7 +11,7 @@ computed, decoded, or read from an unknown variable is opaque, with the reason.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from . import opaque as why
 from .interpreters import scan
@@ -20,6 +20,7 @@ from .syntax import SimpleCommand
 from .values import Hole, Opaque, Output
 
 if TYPE_CHECKING:
+    from .records import Command
     from .values import Holes
     from .wrappers import Peel
 
@@ -36,7 +37,7 @@ class CodeRunner:
     """Shell and interpreter code, for the analyzer."""
 
     holes: Holes
-    commands: list
+    commands: list[Command]
     outs: list[Output]
     derived: int
 
@@ -50,13 +51,36 @@ class CodeRunner:
             positional: list[str] | None = None,
             stdin: tuple[Output | None, tuple[int, ...]] | None = None,
         ) -> None: ...
-        def emit(self, argv: Sequence[str], raw: SimpleCommand | None, kinds: set[str],
-                 targets: Sequence[str], **kw: object) -> int: ...
-        def emit_virtual(self, argv: list[str], cwd: str | None, via: str,
-                         inputs: tuple[int, ...]) -> int: ...
-        def run_argv(self, argv: list[str], raw: SimpleCommand | None, depth: int,
-                     cwd: str | None, written: Sequence[str] = (),
-                     stdin: Output | None = None, inputs: tuple[int, ...] = ()) -> None: ...
+        def emit(
+            self,
+            argv: Sequence[str],
+            raw: SimpleCommand | None,
+            kinds: set[str],
+            targets: Sequence[str],
+            *,
+            redirects: Sequence[str] = (),
+            sources: Sequence[str] = (),
+            cwd: str | None = "",
+            opaque: Sequence[Opaque] = (),
+            inputs: tuple[int, ...] = (),
+            via: str | None = None,
+            mentions: Sequence[str] = (),
+            stdin: Output | None = None,
+            out: Output | None = None,
+        ) -> int: ...
+        def emit_virtual(
+            self, argv: list[str], cwd: str | None, via: str, inputs: tuple[int, ...]
+        ) -> int: ...
+        def run_argv(
+            self,
+            argv: list[str],
+            raw: SimpleCommand | None,
+            depth: int,
+            cwd: str | None,
+            written: Sequence[str] = (),
+            stdin: Output | None = None,
+            inputs: tuple[int, ...] = (),
+        ) -> None: ...
         def hole(self, kind: str, text: str, why: str = "", **kw: object) -> str: ...
         def file_out(self, path: str, cwd: str | None) -> Output: ...
 
@@ -153,7 +177,13 @@ class CodeRunner:
         elif out.kind in ("obf", "any"):
             reasons.append(why.code_from(name, source, out.why))
         self.emit(
-            runner, raw, {"unknown"}, written, redirects=written, cwd=cwd, opaque=reasons,
+            runner,
+            raw,
+            {"unknown"},
+            written,
+            redirects=written,
+            cwd=cwd,
+            opaque=reasons,
             inputs=(*inputs, *extra),
         )
 
@@ -172,7 +202,7 @@ class CodeRunner:
         stdin: Output | None,
         cwd: str | None,
         depth: int,
-        found: dict[str, list],
+        found: dict[str, list[Any]],
     ) -> None:
         """Code an interpreter runs: inline, on its input, or in a file."""
         lang, where, text = code
@@ -207,13 +237,21 @@ class CodeRunner:
     def fetch_run(self, name: str, fetch: int, cwd: str | None) -> None:
         """An interpreter running downloaded code: recorded as a shell running it."""
         idx = self.emit_virtual(
-            ["sh", "-c", f"({name})"], cwd,
-            f"{name} runs what {self.commands[fetch].program} downloads", (fetch,),
+            ["sh", "-c", f"({name})"],
+            cwd,
+            f"{name} runs what {self.commands[fetch].program} downloads",
+            (fetch,),
         )
         self.outs[idx] = Output("local")
 
     def scanned(
-        self, name: str, lang: str, text: str, cwd: str | None, depth: int, found: dict[str, list]
+        self,
+        name: str,
+        lang: str,
+        text: str,
+        cwd: str | None,
+        depth: int,
+        found: dict[str, list[Any]],
     ) -> None:
         """What inline code does, recorded: the commands it runs, deletes, writes, downloads."""
         self.derived += 1
@@ -223,7 +261,13 @@ class CodeRunner:
             self.derived -= 1
 
     def _record_scan(
-        self, name: str, lang: str, text: str, cwd: str | None, depth: int, found: dict[str, list]
+        self,
+        name: str,
+        lang: str,
+        text: str,
+        cwd: str | None,
+        depth: int,
+        found: dict[str, list[Any]],
     ) -> None:
         sc = scan(lang, text)
         for line in sc.shells:

@@ -16,7 +16,7 @@ import posixpath
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
-from .options import has_opt, program_name, split_opts
+from .options import has_opt, program_name, split_opts, word_set
 from .producers import FETCHERS, Producers
 from .syntax import Redirect, Shape, SimpleCommand
 from .values import Output, worst
@@ -27,9 +27,9 @@ if TYPE_CHECKING:
 __all__ = ["DataFlow"]
 
 #: files a shell runs when it starts: a download written there runs later
-_STARTUP: Final = frozenset(
+_STARTUP: Final = word_set(
     """.bashrc .bash_profile .bash_login .profile .zshrc .zprofile .zshenv .zlogin .kshrc
-    .cshrc .tcshrc config.fish .bash_logout""".split()
+    .cshrc .tcshrc config.fish .bash_logout"""
 )
 
 
@@ -136,13 +136,17 @@ class DataFlow(Producers):
                     stored.append((dst, content))
                 if linked:
                     base = posixpath.dirname(dst) if soft and not src.startswith("/") else ""
-                    self.links[self.file_key(dst, cwd)] = self.file_key(posixpath.join(base, src), cwd)
+                    self.links[self.file_key(dst, cwd)] = self.file_key(
+                        posixpath.join(base, src), cwd
+                    )
         for target, content in stored:
             key = self.file_key(target, cwd)
             self.files[key] = content
             if content.kind == "fetch" and content.fetch is not None and _startup(target):
                 self.emit_virtual(
-                    ["sh", "-c", target], cwd, f"a shell runs {target} when it starts",
+                    ["sh", "-c", target],
+                    cwd,
+                    f"a shell runs {target} when it starts",
                     (content.fetch,),
                 )
 

@@ -123,7 +123,7 @@ class DenyCommands:
         inputs = [c.inputs for c in commands]
         hidden: Verdict | None = None
         for rule in self.rules:
-            for i, cmd in enumerate(commands):
+            for i in range(len(commands)):
                 hit = rule.match_at(i, texts, inputs)
                 if hit is not None:
                     hit_cmds = [commands[k] for k in hit]
@@ -176,6 +176,8 @@ def _display(cmd: Command, intent: Intent) -> str:
     text = show(shlex.join(cmd.argv), intent.holes) if cmd.argv else "a redirection"
     if cmd.via:
         text += f" ({cmd.via})"
+    if cmd.cwd and has_paths(cmd.argv):
+        text += f" (in {show(cmd.cwd, intent.holes)})"
     return text + written_as(cmd, text)
 
 
@@ -240,7 +242,7 @@ def _texts(
             for value in _PROBES:
                 guess = [HOLE_RE.sub(value, w) for w in argv]
                 tries.append((f"the value of `{unknown[0].text}`", guess, where, value))
-        if paths and where is None and cmd.cwd is not None or (paths and cmd.cwd is None):
+        if (paths and where is None and cmd.cwd is not None) or (paths and cmd.cwd is None):
             plain = [HOLE_RE.sub("", w) for w in argv]
             for value in ("/", posixpath.expanduser("~")):
                 tries.append(("the directory it runs in", plain, value, value))
@@ -289,8 +291,7 @@ def _probe_hit(
             continue
         shown = _display(cmd, intent)
         reason = Opaque(
-            f"{what} is not known; if it were `{value or '(empty)'}` the command would be "
-            f"`{text}`",
+            f"{what} is not known; if it were `{value or '(empty)'}` the command would be `{text}`",
             _TARGET_HINT,
         )
         return Verdict(rule.source, rule.reason, [cmd], shown, reason)

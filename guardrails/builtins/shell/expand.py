@@ -16,6 +16,7 @@ import re
 import shlex
 from typing import TYPE_CHECKING, Final
 
+from .options import word_set
 from .syntax import Seg, Shape, SimpleCommand
 from .values import Hole, Holes, Output, has_hole
 
@@ -29,9 +30,9 @@ _PARAM_RE: Final = re.compile(
 )
 _SEQ_RE: Final = re.compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?")
 _ARITH_OK: Final = re.compile(r"[\d\s+\-*/%()]*")
-_TOKENS: Final = frozenset(
+_TOKENS: Final = word_set(
     """$ ! ? # - RANDOM SRANDOM SECONDS LINENO BASHPID PPID UID EUID EPOCHSECONDS
-    EPOCHREALTIME HOSTNAME""".split()
+    EPOCHREALTIME HOSTNAME"""
 )
 _IFS: Final = " \t\n"
 
@@ -92,9 +93,10 @@ def _expand_items(items: list[str | Seg], depth: int) -> list[list[str | Seg]]:
             bounds = [start, *commas, end]
             alts = [items[bounds[k] + 1 : bounds[k + 1]] for k in range(len(bounds) - 1)]
         else:
-            alts = _sequence(body)
-            if alts is None:
+            seq = _sequence(body)
+            if seq is None:
                 continue
+            alts = seq
         prefix, suffix = items[:start], items[end + 1 :]
         results: list[list[str | Seg]] = []
         for alt in alts:
@@ -354,9 +356,9 @@ class Expander:
         if elements is not None and index is not None:
             if index in ("[@]", "[*]"):
                 return [" ".join(elements)]
-            k = index[1:-1].strip()
-            if k.isdigit():
-                return [elements[int(k)] if int(k) < len(elements) else ""]
+            key = index[1:-1].strip()
+            if key.isdigit():
+                return [elements[int(key)] if int(key) < len(elements) else ""]
             return [self.hole("any", text, "an array element chosen at run time")]
         if elements is not None:
             return elements[:1] or [""]
@@ -380,7 +382,9 @@ class Expander:
         if name == "PWD":
             cwd = self.cur_cwd
             if cwd is None:
-                return [self.hole("any", text, "the directory after a `cd` the guard cannot follow")]
+                return [
+                    self.hole("any", text, "the directory after a `cd` the guard cannot follow")
+                ]
             return [cwd or "."]
         if name == "OLDPWD":
             return [self.hole("any", text, "the previous directory")]

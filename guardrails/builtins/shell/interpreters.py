@@ -86,7 +86,9 @@ def code_of(argv: list[str]) -> tuple[str, str, str] | None:
     prog = program_name(argv[0])
     lang = LANGS.get(prog)
     if lang is None:
-        if prog in ("vi", "vim", "nvim") and any(a in ("-e", "-es", "-Es", "-E", "-s") for a in argv):
+        if prog in ("vi", "vim", "nvim") and any(
+            a in ("-e", "-es", "-Es", "-E", "-s") for a in argv
+        ):
             return "ex", "stdin", ""
         return None
     args = argv[1:]
@@ -103,7 +105,9 @@ def code_of(argv: list[str]) -> tuple[str, str, str] | None:
         files = [v for n, v in opts if n in ("-f", "--file", "--makefile") and v]
         if not files:
             return None  # the project's own Makefile: like running a script
-        return ("make", "stdin", "") if files[0] in ("-", "/dev/stdin") else ("make", "file", files[0])
+        return (
+            ("make", "stdin", "") if files[0] in ("-", "/dev/stdin") else ("make", "file", files[0])
+        )
     if lang == "cron":
         opts, ops = split_opts(args, "u")
         if any(n in ("-l", "-r", "-e") for n, _ in opts):
@@ -171,9 +175,7 @@ class Scan:
         return bool(self.shells or self.argvs or self.deletes or self.writes or self.opaque)
 
 
-_STRING_RE: Final = re.compile(
-    r"""(?P<prefix>\b[rRbBuUfF]{1,2})?(?P<q>'''|\"\"\"|'|"|`)""", re.S
-)
+_STRING_RE: Final = re.compile(r"""(?P<prefix>\b[rRbBuUfF]{1,2})?(?P<q>'''|\"\"\"|'|"|`)""", re.S)
 _HOME_RE: Final = re.compile(
     r"""(?:os\.path\.expanduser\(\s*(['"])~\1\s*\)|Path\.home\(\)|pathlib\.Path\.home\(\)|"""
     r"""os\.environ\[\s*(['"])HOME\2\s*\]|os\.getenv\(\s*(['"])HOME\3\s*\)|"""
@@ -206,8 +208,11 @@ _CALLS: Final[dict[str, list[tuple[str, str]]]] = {
         (r"\bshutil\.rmtree|\.rmtree|\bremove_tree", "delete"),
         (r"\bopen", "open"),
         (r"\bos\.(?:remove|unlink|rmdir|removedirs|truncate|mkfifo)", "write"),
-        (r"\b(?:Path|pathlib\.Path)\(([^()]*)\)\.(?:write_text|write_bytes|touch|unlink|"
-         r"rmdir|rename|replace|open|symlink_to|hardlink_to|chmod)", "pathobj"),
+        (
+            r"\b(?:Path|pathlib\.Path)\(([^()]*)\)\.(?:write_text|write_bytes|touch|unlink|"
+            r"rmdir|rename|replace|open|symlink_to|hardlink_to|chmod)",
+            "pathobj",
+        ),
         (r"\bos\.(?:rename|replace|symlink|link)|\bshutil\.(?:copy\w*|move)", "write2"),
         (r"\burlretrieve|\bwget\.download", "write2"),
     ],
@@ -215,13 +220,22 @@ _CALLS: Final[dict[str, list[tuple[str, str]]]] = {
         (r"\b(?:execSync|exec)", "shell"),
         (r"\b(?:execFile|execFileSync|spawn|spawnSync|fork)", "argv_list"),
         (r"\b(?:eval|Function|runInThisContext|runInNewContext|runInContext)", "exec"),
-        (r"\b(?:rmSync|rmdirSync|rimraf|removeSync|emptyDirSync)|fs\.(?:rm|rmdir)|"
-         r"\bfse?\.remove|Deno\.remove", "delete"),
-        (r"\b(?:writeFileSync|writeFile|appendFileSync|appendFile|createWriteStream|"
-         r"unlinkSync|unlink|truncateSync|outputFileSync|Bun\.write|Deno\.writeTextFile|"
-         r"Deno\.writeFile)", "write"),
-        (r"\b(?:renameSync|rename|copyFileSync|copyFile|symlinkSync|linkSync|cpSync|"
-         r"moveSync|copySync)", "write2"),
+        (
+            r"\b(?:rmSync|rmdirSync|rimraf|removeSync|emptyDirSync)|fs\.(?:rm|rmdir)|"
+            r"\bfse?\.remove|Deno\.remove",
+            "delete",
+        ),
+        (
+            r"\b(?:writeFileSync|writeFile|appendFileSync|appendFile|createWriteStream|"
+            r"unlinkSync|unlink|truncateSync|outputFileSync|Bun\.write|Deno\.writeTextFile|"
+            r"Deno\.writeFile)",
+            "write",
+        ),
+        (
+            r"\b(?:renameSync|rename|copyFileSync|copyFile|symlinkSync|linkSync|cpSync|"
+            r"moveSync|copySync)",
+            "write2",
+        ),
     ],
     "pl": [
         (r"\b(?:system|exec)\b", "shell_or_list"),
@@ -236,8 +250,11 @@ _CALLS: Final[dict[str, list[tuple[str, str]]]] = {
         (r"\b(?:system|exec|spawn|IO\.popen|Open3\.\w+)", "shell_or_list"),
         (r"\b(?:eval|instance_eval|class_eval|module_eval)\b", "exec"),
         (r"\bFileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry\w*|rmtree)", "delete"),
-        (r"\b(?:File|IO)\.(?:write|binwrite|delete|unlink|truncate)|"
-         r"\bFileUtils\.(?:rm|rm_f|touch)\b", "write"),
+        (
+            r"\b(?:File|IO)\.(?:write|binwrite|delete|unlink|truncate)|"
+            r"\bFileUtils\.(?:rm|rm_f|touch)\b",
+            "write",
+        ),
         (r"\bFile\.open", "open"),
         (r"\b(?:File\.rename|FileUtils\.(?:mv|cp|ln_s|ln))", "write2"),
     ],
@@ -384,9 +401,7 @@ def scan(lang: str, code: str) -> Scan:
     if lang == "ex":
         return _scan_ex(code, out)
     if lang == "make":
-        out.shells = [
-            line.lstrip("\t@-+ ") for line in code.splitlines() if line.startswith("\t")
-        ]
+        out.shells = [line.lstrip("\t@-+ ") for line in code.splitlines() if line.startswith("\t")]
         return out
     if lang == "cron":
         for line in code.splitlines():
@@ -531,7 +546,11 @@ def _scan_awk(code: str, out: Scan) -> Scan:
         if value is None:
             out.opaque.append("awk pipes into a command it builds")
         elif m.group(1) and program_name(value.split()[0] if value.split() else "") in (
-            "sh", "bash", "zsh", "dash", "ksh"
+            "sh",
+            "bash",
+            "zsh",
+            "dash",
+            "ksh",
         ):
             out.opaque.append(f"awk prints computed text into {value!r}")
         else:
@@ -542,7 +561,9 @@ def _scan_awk(code: str, out: Scan) -> Scan:
 
 
 _EX_SHELL: Final = re.compile(r"(?:^|[\s:|%,.$0-9'<>])!(?!\s*$)(.*)$")
-_EX_WRITE: Final = re.compile(r"(?:^|[\s:|])(?:w|write|wq|x|xit|sav|saveas|up|update)!?\s+([^\s|!][^|]*)")
+_EX_WRITE: Final = re.compile(
+    r"(?:^|[\s:|])(?:w|write|wq|x|xit|sav|saveas|up|update)!?\s+([^\s|!][^|]*)"
+)
 
 
 def _scan_ex(code: str, out: Scan) -> Scan:

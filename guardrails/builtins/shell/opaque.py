@@ -39,24 +39,43 @@ _PARSE_HINT: Final = "Fix the quoting or split the command into simpler calls. "
 
 #: every reason the analyzer gives (``{}`` is filled in), with what it means
 REASONS: Final = (
-    ("the command name {word} is computed at run time ({why})", "a variable, `$(...)` "
-     "or backticks in the program's name"),
+    (
+        "the command name {word} is computed at run time ({why})",
+        "a variable, `$(...)` or backticks in the program's name",
+    ),
     ("the command name {word} is a glob", "`*`, `?` or `[...]` in the program's name"),
-    ("{program} runs code it gets from {source} ({why})", "`bash -c`, `eval`, `source`, a "
-     "shell or interpreter reading its input from a variable, a substitution, a decoder or "
-     "a pipe whose text is not known"),
-    ("the code {program} runs has {part} pasted into it", "an unknown value inside the "
-     "text of a `bash -c`/`eval` script, where it could add commands"),
-    ("{program} is not a program this guard knows; it may run `{inner}`", "an unknown "
-     "wrapper whose arguments would match a rule"),
-    (f"the command nests deeper than {MAX_DEPTH} levels", "`$(...)`, backticks, `eval` "
-     "and `bash -c` inside each other past the parser's limit"),
-    ("the command does not parse ({error})", "unbalanced quotes, parentheses or a "
-     "here-document without its end"),
-    ("the value of {part} is not known ({why})", "a delete or write target, or the "
-     "directory a command runs in, that the guard needs but cannot resolve"),
-    ("the members of the archive {archive} are not known", "an archive extracted into a "
-     "folder that holds protected files"),
+    (
+        "{program} runs code it gets from {source} ({why})",
+        "`bash -c`, `eval`, `source`, a "
+        "shell or interpreter reading its input from a variable, a substitution, a decoder or "
+        "a pipe whose text is not known",
+    ),
+    (
+        "the code {program} runs has {part} pasted into it",
+        "an unknown value inside the "
+        "text of a `bash -c`/`eval` script, where it could add commands",
+    ),
+    (
+        "{program} is not a program this guard knows; it may run `{inner}`",
+        "an unknown wrapper whose arguments would match a rule",
+    ),
+    (
+        f"the command nests deeper than {MAX_DEPTH} levels",
+        "`$(...)`, backticks, `eval` and `bash -c` inside each other past the parser's limit",
+    ),
+    (
+        "the command does not parse ({error})",
+        "unbalanced quotes, parentheses or a here-document without its end",
+    ),
+    (
+        "the value of {part} is not known ({why})",
+        "a delete or write target, or the "
+        "directory a command runs in, that the guard needs but cannot resolve",
+    ),
+    (
+        "the members of the archive {archive} are not known",
+        "an archive extracted into a folder that holds protected files",
+    ),
 )
 
 

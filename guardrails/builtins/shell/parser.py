@@ -225,7 +225,7 @@ class _Parser(Lexer):
         return self._emit([], [], redirs, pid) if redirs else None
 
     def _for_header(self, pid: int) -> None:
-        """``for NAME in WORDS`` is recorded (the loop variable's values); ``for ((...))`` is not."""
+        """``for NAME in WORDS`` is recorded (the variable's values); ``for ((...))`` is not."""
         tok = self.peek()
         if tok.kind == "op" and tok.text == "(" and self.s.startswith("((", tok.pos):
             self.next()
@@ -401,12 +401,17 @@ class _Parser(Lexer):
 
     def _track_cd(self, raw: SimpleCommand) -> None:
         words = raw.words
+        while words[:1] in (["builtin"], ["command"]):
+            words = words[1:]
+            raw = SimpleCommand(words, raw.redirects, raw.pipeline, raw.cwd, raw.shapes[1:])
         if not words or words[0] not in ("cd", "pushd", "popd"):
             return
         if words[0] == "popd":
             self.cwd = None
             return
-        args = [k for k, w in enumerate(words[1:], 1) if not (w.startswith(("-", "+")) and w != "-")]
+        args = [
+            k for k, w in enumerate(words[1:], 1) if not (w.startswith(("-", "+")) and w != "-")
+        ]
         if args and raw.shapes[args[0]] is not None:  # cd "$x": known after expansion
             self.state.cd_targets.append(raw)
             self.cwd = _join_cwd(self.cwd, f"{CD_MARK}{len(self.state.cd_targets) - 1}{CD_MARK}")

@@ -37,7 +37,9 @@ _TRANSFORMERS: Final = word_set(
     envsubst m4 cpp cut paste fold column printf dd strings recode uncompress xargs tac"""
 )
 #: programs that print (part of) what they read, unchanged
-_PASSTHROUGH: Final = word_set("cat head tail grep egrep fgrep rg sort uniq tee less more nl sponge")
+_PASSTHROUGH: Final = word_set(
+    "cat head tail grep egrep fgrep rg sort uniq tee less more nl sponge"
+)
 _TOKEN_PROGRAMS: Final = word_set(
     """date whoami id hostname uname nproc uuidgen uuid wc seq expr stat du hostid logname arch
     tty getconf sha256sum sha1sum md5sum shasum b2sum cksum"""
@@ -96,7 +98,7 @@ class Producers:
         if prog in _PASSTHROUGH:
             return self._passthrough(prog, args, fed, cwd)
         if prog in _TRANSFORMERS:
-            if fed.kind == "fetch" or any(has_hole(a) for a in args) and fed.kind == "fetch":
+            if fed.kind == "fetch" or (any(has_hole(a) for a in args) and fed.kind == "fetch"):
                 return fed
             return Output("obf", why=f"text {prog} builds or decodes at run time")
         return self._computed(prog, args, cwd, fed)
@@ -154,10 +156,10 @@ def _printed(prog: str, args: list[str], idx: int) -> Output:
             return Output("lit", "")
         if not args:
             return Output("lit", "")
-        fmt, rest = args[0], args[1:]
-        text = _printf(fmt, rest)
-        if text is None:
+        printed = _printf(args[0], args[1:])
+        if printed is None:
             return Output("obf", why="text printf builds at run time")
+        text = printed
     return Output("lit", text)
 
 
@@ -195,8 +197,10 @@ def _unescape(text: str) -> str:
     try:
         return re.sub(
             r"\\(x[0-9A-Fa-f]{1,2}|0?[0-7]{1,3}|[abefnrtv\\])",
-            lambda m: _ESC.get(m.group(1))
-            or chr(int(m.group(1)[1:], 16) if m.group(1)[0] == "x" else int(m.group(1), 8)),
+            lambda m: (
+                _ESC.get(m.group(1))
+                or chr(int(m.group(1)[1:], 16) if m.group(1)[0] == "x" else int(m.group(1), 8))
+            ),
             text,
         )
     except ValueError:
@@ -222,14 +226,18 @@ def _path_op(prog: str, args: list[str]) -> Output:
     return Output("lit", posixpath.normpath(arg))
 
 
-def _listing(prog: str, opts: list[tuple[str, str | None]], ops: list[str], args: list[str]) -> Output | None:
+def _listing(
+    prog: str, opts: list[tuple[str, str | None]], ops: list[str], args: list[str]
+) -> Output | None:
     """``find``/``ls``/``grep -l``/``rg --files``/``git ls-files``: paths under a directory."""
     names: tuple[str, ...] | None = None
     hidden = "all"
     if prog in ("grep", "egrep", "fgrep"):
         if not has_opt(opts, "-l -L --files-with-matches --files-without-match"):
             return None
-        if not any(o.startswith("-") and ("r" in o or "R" in o) for o in args if not o.startswith("--")) and not any(a in ("--recursive", "--dereference-recursive") for a in args):
+        if not any(
+            o.startswith("-") and ("r" in o or "R" in o) for o in args if not o.startswith("--")
+        ) and not any(a in ("--recursive", "--dereference-recursive") for a in args):
             base = ops[1] if len(ops) > 1 else "."
         else:
             base = ops[1] if len(ops) > 1 else "."
@@ -241,17 +249,29 @@ def _listing(prog: str, opts: list[tuple[str, str | None]], ops: list[str], args
         files_mode = "--files" in args
         base = (ops[0] if files_mode else (ops[1] if len(ops) > 1 else ".")) if ops else "."
         globs = [args[k + 1] for k, a in enumerate(args[:-1]) if a in ("-g", "--glob")]
-        types = [_RG_TYPES.get(args[k + 1], "*") for k, a in enumerate(args[:-1]) if a in ("-t", "--type")]
+        types = [
+            _RG_TYPES.get(args[k + 1], "*")
+            for k, a in enumerate(args[:-1])
+            if a in ("-t", "--type")
+        ]
         names = tuple(g for g in [*globs, *types] if not g.startswith("!")) or None
         hidden = "all" if {"--hidden", "-uu", "-uuu", "-u"} & set(args) else "none"
     elif prog in ("find", "gfind"):
-        starts = [a for a in args[: next((k for k, a in enumerate(args) if a.startswith(("-", "(", "!"))), len(args))]]
+        starts = [
+            a
+            for a in args[
+                : next((k for k, a in enumerate(args) if a.startswith(("-", "(", "!"))), len(args))
+            ]
+        ]
         base = starts[0] if starts else "."
         found = [args[k + 1] for k, a in enumerate(args[:-1]) if a in ("-name", "-iname")]
         if found and "!" not in args and "-not" not in args and "-o" not in args:
             names = tuple(found)
         return Output(
-            "paths", base, why=f"the paths find lists under {base}", names=names,
+            "paths",
+            base,
+            why=f"the paths find lists under {base}",
+            names=names,
             self_too=names is None,
         )
     elif prog in ("fd", "fdfind"):
@@ -261,7 +281,9 @@ def _listing(prog: str, opts: list[tuple[str, str | None]], ops: list[str], args
         base = ops[0] if ops else "."
     else:
         return None
-    return Output("paths", base, why=f"the paths {prog} lists under {base}", names=names, hidden=hidden)
+    return Output(
+        "paths", base, why=f"the paths {prog} lists under {base}", names=names, hidden=hidden
+    )
 
 
 def _git_out(args: list[str]) -> Output:
@@ -277,8 +299,12 @@ def _git_out(args: list[str]) -> Output:
     if sub in ("ls-files", "diff", "status") and (
         sub == "ls-files" or "--name-only" in rest or "--porcelain" in rest or "-s" in rest
     ):
-        names = tuple(a for a in rest if not a.startswith("-") and any(c in a for c in "*?[")) or None
-        return Output("paths", ".", why=f"the paths git {sub} lists", names=names, hidden="nogit")
-    if sub in ("branch", "describe", "log", "show") and ("--show-current" in rest or sub == "describe"):
+        names = (
+            tuple(a for a in rest if not a.startswith("-") and any(c in a for c in "*?[")) or None
+        )
+        return Output("paths", ".", why=f"the paths git {sub} lists", names=names, hidden="tracked")
+    if sub in ("branch", "describe", "log", "show") and (
+        "--show-current" in rest or sub == "describe"
+    ):
         return Output("token", why="a git name")
     return Output("local", why=f"the output of git {sub}")

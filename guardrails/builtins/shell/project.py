@@ -6,7 +6,7 @@ import os
 import posixpath
 from typing import Any, Final
 
-__all__ = ["OPAQUE_CHOICES", "check_opaque", "project_root"]
+__all__ = ["OPAQUE_CHOICES", "check_opaque", "git_top", "project_root"]
 
 #: what a guard answers when it cannot see whether a call breaks it
 OPAQUE_CHOICES: Final = ("deny", "ask", "allow")
@@ -31,7 +31,12 @@ def project_root(event: Any, ctx: Any) -> str:
     source = getattr(getattr(ctx, "definition", None), "source", None)
     if isinstance(source, str) and source:
         return posixpath.dirname(os.path.abspath(source))
-    cwd = posixpath.normpath(os.path.abspath(getattr(event, "cwd", None) or os.getcwd()))
+    return git_top(getattr(event, "cwd", None) or os.getcwd())
+
+
+def git_top(cwd: str) -> str:
+    """The nearest folder at or above ``cwd`` holding ``.git``, else ``cwd`` itself."""
+    cwd = posixpath.normpath(os.path.abspath(cwd))
     here = cwd
     while True:
         if os.path.exists(posixpath.join(here, ".git")):

@@ -182,6 +182,7 @@ _NORMALIZERS: Final[dict[str, Callable[[list[str], bool, str | None], list[str]]
     "rm": _norm_rm,
     "mv": _norm_options_first,
     "shred": _norm_options_first,
+    "rsync": _norm_options_first,
     "git": _norm_git,
     "chmod": _norm_recursive_first,
     "chown": _norm_recursive_first,
@@ -317,10 +318,18 @@ DEFAULT_DENY_RULES: Final[tuple[dict[str, str], ...]] = (
         "rule": "rm -r* {~,~/[*],$HOME,$HOME/[*]}{, *}",
         "reason": "recursive delete of the home directory",
     },
-    {"rule": f"rm -r* {_SYSTEM}{{,/[*]}}{{, *}}", "reason": "recursive delete of a system directory"},
+    {
+        "rule": f"rm -r* {_SYSTEM}{{,/[*]}}{{, *}}",
+        "reason": "recursive delete of a system directory",
+    },
     {
         "rule": f"mv * {{/,/[*],~,~/[*],$HOME,{_SYSTEM}{{,/[*]}}}} ?*",
         "reason": "moves the filesystem root, the home directory or a system directory away",
+    },
+    {
+        "rule": f"rsync * --delete* * {{/,~,$HOME,{_SYSTEM}}}",
+        "reason": "deletes what the filesystem root, the home directory or a system directory "
+        "holds that the source lacks",
     },
     {
         "rule": f"shred * {{/,/[*],~,~/[*],$HOME,{_SYSTEM}{{,/[*]}}}}{{, *}}",

@@ -128,7 +128,7 @@ class SimpleCommand:
         self.redirects = redirects
         self.pipeline = pipeline
         self.cwd = cwd
-        self.shapes = shapes if shapes is not None else [None] * len(words)
+        self.shapes: list[Shape | None] = shapes if shapes is not None else [None] * len(words)
         self.upstream: list[SimpleCommand] | None = None
         self.stdin: Redirect | None = None  # an enclosing group's input redirection
         self.loop = False

@@ -160,7 +160,9 @@ _CONDA_RUN: Final = _peeler("np", ("--name", "--prefix", "--cwd"))
 
 def _peel_flock(args: list[str]) -> list[str] | str:
     opts, ops = split_opts(
-        args, "wEc", ("--timeout", "--wait", "--conflict-exit-code", "--command"),
+        args,
+        "wEc",
+        ("--timeout", "--wait", "--conflict-exit-code", "--command"),
         first_operand_ends=True,
     )
     script = opt_value(opts, "-c --command")
@@ -200,6 +202,7 @@ def _peel_nix_shell(args: list[str]) -> list[str] | str:
     opts, _ = split_opts(args, "pIA", ("--run", "--command", "--packages", "--attr"))
     script = opt_value(opts, "--run --command")
     return script if script is not None else []
+
 
 #: program -> how to find the command it runs (``None`` from the peeler: not a wrapper use)
 _WRAPPERS: Final[dict[str, _Peel]] = {
@@ -306,9 +309,7 @@ _WRAPPERS: Final[dict[str, _Peel]] = {
     "mise": _peel_subcommand("exec x", _peeler()),
     "rtx": _peel_subcommand("exec x", _peeler()),
     "asdf": _peel_subcommand("exec", _peeler()),
-    **dict.fromkeys(
-        word_set("pyenv rbenv nodenv goenv jenv"), _peel_subcommand("exec", _peeler())
-    ),
+    **dict.fromkeys(word_set("pyenv rbenv nodenv goenv jenv"), _peel_subcommand("exec", _peeler())),
     "conda": _peel_subcommand("run", _CONDA_RUN),
     "mamba": _peel_subcommand("run", _CONDA_RUN),
     "micromamba": _peel_subcommand("run", _CONDA_RUN),
@@ -442,24 +443,24 @@ def unwrap(argv: list[str]) -> Peel:
             break
         else:
             wrapper = _WRAPPERS.get(prog)
-            rest = wrapper(argv[1:]) if wrapper is not None else None
-            if rest is None:
+            peeled = wrapper(argv[1:]) if wrapper is not None else None
+            if peeled is None:
                 break
-            if isinstance(rest, str):
-                script = rest
-            elif not rest:
+            if isinstance(peeled, str):
+                script = peeled
+            elif not peeled:
                 if _login_shell(prog, argv[1:]):  # ``sudo -s``, ``su``: a shell reading input
                     peel.code = "stdin"
                 break  # the wrapper alone (``sudo -l``, ``env``): classified itself
             else:
                 if prog in ("env", "sudo", "doas"):
-                    skipped = argv[1 : len(argv) - len(rest)]
+                    skipped = argv[1 : len(argv) - len(peeled)]
                     peel.env.extend(w for w in skipped if _ASSIGN_RE.match(w))
                 moved = _chdir(prog, argv[1:])
                 if moved is not None:
                     peel.cwd = moved
                 peel.chain.append(argv[0])
-                argv = rest
+                argv = peeled
                 continue
         peel.code, peel.script, peel.args = "script", script or "", None
         break

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from typing import Final
 
-from ..options import program_name
+from ..options import program_name, word_set
 
 __all__ = ["COMMAND_VARS", "embedded", "variable_code"]
 
 #: variables whose value some program runs as a command
-COMMAND_VARS: Final = frozenset(
+COMMAND_VARS: Final = word_set(
     """GIT_PAGER PAGER MANPAGER GIT_EDITOR EDITOR VISUAL GIT_SEQUENCE_EDITOR GIT_SSH_COMMAND
     GIT_SSH GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS SUDO_ASKPASS GIT_PROXY_COMMAND
     LESSOPEN LESSCLOSE BROWSER PROMPT_COMMAND FCEDIT CVS_RSH RSYNC_RSH SYSTEMD_PAGER
-    SYSTEMD_EDITOR""".split()
+    SYSTEMD_EDITOR"""
 )
 
 #: program -> options whose value is shell code (``=`` or next word; ``prefix`` inside it)

@@ -156,9 +156,9 @@ def _iconv(args: list[str]) -> Effect:
 
 def _split(args: list[str]) -> Effect:
     """``split FILE PREFIX``: writes PREFIXaa, PREFIXab..."""
-    opts, ops = split_opts(
+    ops = split_opts(
         args, "abClnt", ("--bytes", "--lines", "--line-bytes", "--number", "--suffix-length")
-    )
+    )[1]
     prefix = ops[1] if len(ops) > 1 else "x"
     return Effect("file_write", targets=[prefix + "aa", prefix + "*"])
 
@@ -190,6 +190,7 @@ HANDLERS: Final[dict[str, Handler]] = {
     "tee": _tee,
     "dd": _dd,
     "perl": _perl,
+    "ruby": _perl,  # the same -i/-e/-p options
     **dict.fromkeys(word_set("awk gawk mawk nawk"), _awk),
     "yq": _yq,
     "sort": _sort,

@@ -85,7 +85,10 @@ def _git_dir(args: list[str]) -> str:
 def _git(args: list[str]) -> Effect:
     res = _git_effect(args)
     if ".git/config" in res.targets:  # a local setting that makes git run code
-        res.targets = [posixpath.join(_git_dir(args), "config") if t == ".git/config" else t for t in res.targets]
+        res.targets = [
+            posixpath.join(_git_dir(args), "config") if t == ".git/config" else t
+            for t in res.targets
+        ]
     for k, a in enumerate(args):  # git -c alias.x='!cmd' / -c core.pager=cmd
         if a == "-c" and k + 1 < len(args):
             key, _, value = args[k + 1].partition("=")

@@ -321,7 +321,16 @@ def _cloud(args: list[str]) -> Effect:
     return Effect("unknown")
 
 
+def _aria2c(args: list[str]) -> Effect:
+    opts, ops = split_opts(args, "odi", ("--out", "--dir", "--input-file"))
+    where = opt_value(opts, "-d --dir") or ""
+    out = opt_value(opts, "-o --out")
+    names = [out] if out else [_url_name(u) for u in ops]
+    return Effect("file_write", targets=[posixpath.join(where, n) for n in names])
+
+
 HANDLERS: Final[dict[str, Handler]] = {
+    "aria2c": _aria2c,
     "rsync": _rsync,
     "scp": _scp,
     "curl": _curl,

@@ -124,8 +124,9 @@ def _fd(args: list[str]) -> Effect:
 _TAR_VALUED: Final = "fCTXbHgKLNV"
 _TAR_LONG_VALUED: Final = word_set(
     """--file --directory --files-from --exclude-from --exclude --blocking-factor --format
-    --listed-incremental --starting-file --tape-length --newer --label --transform --strip-components
-    --owner --group --mode --use-compress-program --to-command --checkpoint-action"""
+    --listed-incremental --starting-file --tape-length --newer --label --transform
+    --strip-components --owner --group --mode --use-compress-program --to-command
+    --checkpoint-action"""
 )
 
 
@@ -213,7 +214,9 @@ def _sevenzip(args: list[str]) -> Effect:
 
 
 def _cpio(args: list[str]) -> Effect:
-    opts, ops = split_opts(args, "DEFHIMORV", ("--directory", "--file", "--format", "--pattern-file"))
+    opts, ops = split_opts(
+        args, "DEFHIMORV", ("--directory", "--file", "--format", "--pattern-file")
+    )
     if not has_opt(opts, "-i --extract"):
         return Effect("read_only")  # -o writes the archive to its output; -t lists
     return _extract(False, opt_value(opts, "-D --directory") or ".", ops)
@@ -231,7 +234,9 @@ def _ar(args: list[str]) -> Effect:
 
 def _dpkg_deb(args: list[str]) -> Effect:
     for k, a in enumerate(args):
-        if a in ("-x", "--extract", "-X", "--vextract", "-R", "--raw-extract") and k + 2 < len(args):
+        if a in ("-x", "--extract", "-X", "--vextract", "-R", "--raw-extract") and k + 2 < len(
+            args
+        ):
             return _extract(False, args[k + 2], [])
     return Effect("read_only")
 
@@ -415,9 +420,10 @@ HANDLERS: Final[dict[str, Handler]] = {
         word_set("vi vim nvim gvim vim.tiny vim.basic view nano pico emacs micro hx kak"),
         _editor,
     ),
-    **dict.fromkeys(word_set("ed red ex"), lambda args: Effect(
-        "file_write", targets=split_opts(args, "p", ("--prompt",))[1]
-    )),
+    **dict.fromkeys(
+        word_set("ed red ex"),
+        lambda args: Effect("file_write", targets=split_opts(args, "p", ("--prompt",))[1]),
+    ),
     "view": lambda args: _editor(["-R", *args]),
     "sed": _sed,
     "gsed": _sed,
