@@ -6,7 +6,8 @@ how many evasions were denied, asked and bypassed; how many opaque cases were
 denied as opaque (and, once the guards take ``opaque: ask``, asked); for each
 benign corpus the false-deny rate with every stopped command and the guard's
 reason. Then it executes every protected-path case in a throwaway sandbox and
-reports any whose write did not happen (a corpus bug).
+reports any whose write did not happen (a corpus bug), and how often the hand
+parser splits a line into the same simple commands as tree-sitter-bash.
 
     .venv/bin/python benchmarks/redteam.py               # the table
     .venv/bin/python benchmarks/redteam.py --json        # the same, as JSON (with every case)
@@ -84,6 +85,20 @@ def print_report(d: dict[str, Any]) -> None:
             cmd = s["command"].replace("\n", "\\n")
             cmd = cmd if len(cmd) <= 110 else cmd[:107] + "..."
             print(f"  {s['decision']:<5} {cmd}\n        {s['reason'][:160]}")
+    diff = d.get("differential")
+    if diff:
+        print("\nhand parser vs tree-sitter-bash (same simple commands, or the line is opaque):")
+        for name, r in diff.items():
+            print(
+                f"  {name:<12} {r['total']:>5} lines: agree {r['agree']}, opaque {r['opaque']}, "
+                f"disagree {r['disagree']}, tree-sitter cannot parse {r['ts-error']}, "
+                f"tree-sitter wrong {r['ts-wrong']}; agreement {_pct(r['agreement_rate']).strip()}"
+                f" (agree or opaque {_pct(r['agree_or_opaque_rate']).strip()})"
+            )
+    elif "differential" in d:
+        print(
+            "\nhand parser vs tree-sitter-bash: skipped (pip install tree-sitter tree-sitter-bash)"
+        )
     p = d.get("path_proof")
     if p:
         print(
@@ -96,21 +111,44 @@ def print_report(d: dict[str, Any]) -> None:
             print(f"  DID NOT WRITE {s['id']}: {s['command']!r} (exit {s['exit']}) {s['output']!r}")
 
 
-def xfail_list(d: dict[str, Any]) -> str:
-    """The failing cases as test_redteam.py's XFAIL table: whole techniques where all fail."""
-    by_tech: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for c in d["cases"]:
-        by_tech[c["id"].rsplit("-", 1)[0]].append(c)
+def _ranges(numbers: list[int]) -> str:
+    """``[1, 2, 3, 5]`` -> ``"1-3 5"``."""
+    out: list[str] = []
+    start = prev = numbers[0]
+    for n in [*numbers[1:], None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        out.append(str(start) if start == prev else f"{start}-{prev}")
+        if n is not None:
+            start = prev = n
+    return " ".join(out)
+
+
+def xfail_list(cases: list[dict[str, Any]], key: str = "passes") -> str:
+    """The failing cases in test_redteam.py's XFAIL form: technique -> variant numbers or ALL."""
+    by_tech: dict[str, list[tuple[int, bool]]] = defaultdict(list)
+    for c in cases:
+        tech, _, n = c["id"].rpartition("-")
+        by_tech[tech].append((int(n), bool(c[key])))
     lines = []
     for tech, rows in by_tech.items():
-        failing = [r["id"] for r in rows if not r["passes"]]
-        if not failing:
-            continue
-        if len(failing) == len(rows):
-            lines.append(f'    "{tech}",')
-        else:
-            lines.extend(f'    "{i}",' for i in failing)
+        failing = sorted(n for n, ok in rows if not ok)
+        if failing:
+            value = "ALL" if len(failing) == len(rows) else repr(_ranges(failing))
+            lines.append(f"    {tech!r}: {value},".replace("'", '"'))
     return "\n".join(lines)
+
+
+def _differential() -> dict[str, Any] | None:
+    """The agreement rates of the hand parser with tree-sitter-bash (a dev dependency)."""
+    try:
+        import tree_sitter_bash  # noqa: F401
+    except ImportError:
+        return None
+    from tests.redteam.differential import agreement
+
+    return agreement()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,8 +162,12 @@ def main(argv: list[str] | None = None) -> int:
         report = evaluate(root, ALL, {"benign": BENIGN, "independent": BENIGN_INDEPENDENT})
     d = report.as_dict()
     if args.xfail_list:
-        print(xfail_list(d))
+        print("XFAIL = {\n" + xfail_list(d["cases"]) + "\n}")
+        asked = [c for c in d["cases"] if "passes_ask" in c]
+        if asked:
+            print("XFAIL_ASK = {\n" + xfail_list(asked, "passes_ask") + "\n}")
         return 0
+    d["differential"] = _differential()
     if not args.no_sandbox:
         d["path_proof"] = path_proof(ALL)
     if args.json:

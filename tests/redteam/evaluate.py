@@ -198,7 +198,7 @@ def evaluate(
     for row in report.categories.values():
         row["bypass_rate"] = _rate(row["bypassed"], row["total"])
     report.opaque = opaque
-    report.ask_mode = _ask_mode(root, [c for c in cases if c.cls == "opaque"]) if ask else {}
+    report.ask_mode = _ask_mode(root, cases, report.cases) if ask else {}
     for name, commands in benign.items():
         stopped = []
         for b in commands:
@@ -221,17 +221,23 @@ def evaluate(
     return report
 
 
-def _ask_mode(root: Path, cases: Iterable[Evasion]) -> dict[str, Any]:
+def _ask_mode(
+    root: Path, cases: Sequence[Evasion], rows: Sequence[dict[str, Any]]
+) -> dict[str, Any]:
+    """The opaque cases again under ``opaque: ask`` (each row gets ``passes_ask``)."""
     try:
         judge = Judge(root, opaque="ask")
     except OpaqueOptionMissing as exc:
         return {"supported": False, "why": str(exc)}
     out = {"supported": True, "total": 0, "asked": 0, "denied": 0, "allowed": 0}
-    for case in cases:
+    for case, row in zip(cases, rows, strict=True):
+        if case.cls != "opaque":
+            continue
         v = judge.decide(case.command, case.cwd)
         out["total"] += 1
         key = {"ask": "asked", "deny": "denied"}.get(v.decision, "allowed")
         out[key] += 1
+        row["passes_ask"] = passes(case, v, "ask")
     return out
 
 

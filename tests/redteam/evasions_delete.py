@@ -418,8 +418,8 @@ CASES: list[Evasion] = [
         "$IFS splits one word into a command at run time",
         [
             "rm${IFS}-rf${IFS}/",
-            "rm$IFS-rf$IFS~",
-            "{IFS=_;x=rm_-rf_/;$x;}",
+            "rm$IFS-rf$IFS$HOME",
+            "{ IFS=_; x=rm_-rf_/; $x; }",
             "IFS=:; set -- rm:-rf:/; $*",
         ],
         unseen=("IFS", "$x", "$*"),
