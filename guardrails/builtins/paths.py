@@ -224,6 +224,13 @@ class ProtectPaths:
                             "program this guard does not know, which may run it",
                             _TARGET_HINT,
                         )
+                    elif cmd.written and hit.opaque is None:  # built at run time, worked out
+                        shown = _display(cmd, holes, False)
+                        hit.opaque = Opaque(
+                            f"{computed_reason(cmd, shown)}, which changes "
+                            f"{_shown(hit.path, _first(root))}",
+                            _TARGET_HINT,
+                        )
                     yield hit
             for source in cmd.sources:  # cp x dir: dir/x, when dir is a directory
                 name = posixpath.basename(source.rstrip("/"))
@@ -365,6 +372,12 @@ def _fill(text: str, holes: Sequence[Hole], root: Roots) -> str:
     return HOLE_RE.sub(one, text)
 
 
+def computed_reason(cmd: Command, shown: str) -> str:
+    from .shell.deny import computed_reason as reason
+
+    return str(reason(cmd, shown))
+
+
 def _first(root: Roots) -> str:
     return root if isinstance(root, str) else root[0]
 
@@ -398,7 +411,7 @@ def _shown(path: str, cwd: str) -> str:
     return path
 
 
-def _display(cmd: Command | None, holes: Sequence[Hole] = ()) -> str:
+def _display(cmd: Command | None, holes: Sequence[Hole] = (), written: bool = True) -> str:
     import shlex
 
     from .shell.deny import written_as
@@ -409,7 +422,7 @@ def _display(cmd: Command | None, holes: Sequence[Hole] = ()) -> str:
     else:
         text = show(shlex.join(cmd.argv), tuple(holes))
         text = repr(text if len(text) <= 120 else text[:117] + "...")
-    return text + (written_as(cmd, text) if cmd is not None else "")
+    return text + (written_as(cmd, text) if cmd is not None and written else "")
 
 
 protect_paths = ProtectPaths()

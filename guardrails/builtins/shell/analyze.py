@@ -37,6 +37,8 @@ __all__ = ["Analyzer"]
 _ASSIGN_RE: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?(\+?)=")
 _DECLARE: Final = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _GLOB_NAME: Final = re.compile(r"[*?]|\[[^\]]+\]")
+#: a plain reference to a variable (``$HOME``, ``${HOME}``): the guards read the environment
+_ENV_REF: Final = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 
 
 class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
@@ -124,7 +126,7 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
                     out=Output("lit"),
                 )
             return
-        dynamic = _dynamic(raw)
+        dynamic = self._dynamic(raw)
         self.derived += dynamic
         try:
             for argv in self.expand_argv(words[k:], shapes[k:]):
@@ -133,6 +135,20 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
                 self.run_argv(argv, raw, depth, raw.cwd, self._written(raw), stdin, inputs)
         finally:
             self.derived -= dynamic
+
+    def _dynamic(self, raw: SimpleCommand) -> bool:
+        """Are some of the command's words (or redirection targets) computed at run time:
+        a substitution, or a variable the line itself sets (an environment variable the
+        guards read for themselves)?"""
+        for shape in [*raw.shapes, *(r.shape for r in raw.redirects)]:
+            for kind, text, _, _ in shape or ():
+                if kind in ("cmd", "arith", "proc"):
+                    return True
+                if kind == "var":
+                    m = _ENV_REF.fullmatch(text)
+                    if m is None or m.group(1) in self.vars or m.group(1) in self.arrays:
+                        return True
+        return False
 
     def _resolve_cwd(self, cwd: str | None) -> str | None:
         """A directory with ``cd "$x"`` targets in it, with their expanded values."""
@@ -531,12 +547,6 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
         from .records import show
 
         return show(text, tuple(self.holes.table))
-
-
-def _dynamic(raw: SimpleCommand) -> bool:
-    """Are some of the command's words (or redirection targets) computed at run time?"""
-    shapes = [*raw.shapes, *(r.shape for r in raw.redirects)]
-    return any(seg[0] not in ("lit", "array") for shape in shapes for seg in shape or ())
 
 
 def _assignment_word(word: str, shape: Shape | None) -> bool:

@@ -128,10 +128,16 @@ class DenyCommands:
                 if hit is not None:
                     hit_cmds = [commands[k] for k in hit]
                     shown = " | ".join(_display(c, intent) for c in hit_cmds)
-                    if not any(commands[k].speculative for k in hit):
+                    speculative = any(c.speculative for c in hit_cmds)
+                    computed = next((c for c in hit_cmds if c.written), None)
+                    if not speculative and computed is None:
                         return Verdict(rule.source, rule.reason, hit_cmds, shown)
                     if hidden is None:
-                        reason = _speculation(intent, hit_cmds[-1], shown)
+                        reason = (
+                            _speculation(intent, hit_cmds[-1], shown)
+                            if speculative
+                            else computed_reason(computed, _display(computed, intent, False))
+                        )
                         hidden = Verdict(rule.source, rule.reason, hit_cmds, shown, reason)
                 elif hidden is None and probed[i]:
                     hidden = _probe_hit(rule, i, intent, probed[i], inputs, texts)
@@ -169,7 +175,7 @@ class DenyCommands:
         return HookResult.deny(reason, hint=hint)
 
 
-def _display(cmd: Command, intent: Intent) -> str:
+def _display(cmd: Command, intent: Intent, written: bool = True) -> str:
     """The command as it would run, with where it comes from when that reads differently."""
     from .records import show
 
@@ -178,7 +184,7 @@ def _display(cmd: Command, intent: Intent) -> str:
         text += f" ({cmd.via})"
     if cmd.cwd and has_paths(cmd.argv):
         text += f" (in {show(cmd.cwd, intent.holes)})"
-    return text + written_as(cmd, text)
+    return text + written_as(cmd, text) if written else text
 
 
 def written_as(cmd: Command, shown: str) -> str:
@@ -199,6 +205,16 @@ def _speculation(intent: Intent, cmd: Command, shown: str) -> Opaque:
     )
     program = owner.program if owner is not None else "a program"
     return why.unknown_wrapper(f"`{program}`", shown)
+
+
+def computed_reason(cmd: Command, shown: str) -> Opaque:
+    """A command the line builds at run time (from variables it sets, substitutions,
+    decoded text, interpreter code): the guard worked it out, but it is not written out."""
+    written = " ".join(cmd.written.split())
+    written = written if len(written) <= 100 else written[:97] + "..."
+    return Opaque(
+        f"`{written}` builds the command at run time; worked out, it is {shown}", _COMPUTED_HINT
+    )
 
 
 def _resolved_cwd(cmd: Command, cwd: str | None, holes: tuple[Hole, ...]) -> str | None:
@@ -298,6 +314,10 @@ def _probe_hit(
     return None
 
 
+_COMPUTED_HINT: Final = (
+    "Write the command out as it would run (program, options and paths spelled out), "
+    "without variables, substitutions or code that build it."
+)
 _TARGET_HINT: Final = (
     "Write the path plainly in the command (no variable, substitution or `cd` the guard "
     "cannot follow in front of it), so the guard can see what it deletes or changes."
