@@ -102,13 +102,12 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
 
     def _simple(self, raw: SimpleCommand, depth: int) -> None:
         words, shapes = raw.words, raw.shapes
-        if raw.loop:
+        for name, items, item_shapes in raw.binds:
             values: list[str] = []
-            for w, sh in zip(words[1:], shapes[1:], strict=True):
+            for w, sh in zip(items, item_shapes, strict=True):
                 for fields in self.expand_word(sh) if sh is not None else [[w]]:
                     values.extend(fields)
-            self.assign(words[0], values or [""])
-            return
+            self.assign(name, values or [""])
         k = 0
         while k < len(words) and _assignment_word(words[k], shapes[k]):
             self._assignment(words[k], shapes[k], raw, depth)

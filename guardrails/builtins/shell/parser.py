@@ -251,8 +251,7 @@ class _Parser(Lexer):
         else:
             words.append('"$@"')
             shapes.append((("var", "$@", True, None),))
-        raw = self._emit(words, shapes, [], pid)
-        raw.loop = True
+        self.state.loops.append((words[0], words[1:], shapes[1:]))
         self._to_body()
 
     def _to_body(self) -> None:
@@ -380,6 +379,8 @@ class _Parser(Lexer):
     ) -> SimpleCommand:
         raw = SimpleCommand(words, redirs, pid, self.cwd, shapes)
         raw.depth = self.depth
+        if self.state.loops:  # the loop variables it may see take their values first
+            raw.binds, self.state.loops = self.state.loops, []
         feeds = self._fed_by(raw)
         if feeds:  # a >(...) runs with what this command writes: list it after the command
             ids = {id(f) for f in feeds}

@@ -21,6 +21,7 @@ __all__ = [
     "MAX_DEPTH",
     "SINKS",
     "ParseState",
+    "Binding",
     "Redirect",
     "Seg",
     "Shape",
@@ -40,6 +41,8 @@ _WRITE_OPS: Final = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 #: one piece of a word: (kind, text, quoted, inner commands or None)
 Seg = tuple[str, str, bool, "list[SimpleCommand] | None"]
 Shape = tuple[Seg, ...]
+#: a ``for NAME in WORDS`` header: the name, the words and their shapes
+Binding = tuple[str, list[str], "list[Shape | None]"]
 
 
 class TooDeep(Exception):
@@ -53,6 +56,7 @@ class ParseState:
         self.errors: list[str] = []
         self.functions: set[str] = set()  # shell functions the line defines
         self.cd_targets: list[SimpleCommand] = []  # ``cd`` commands whose target is expanded later
+        self.loops: list[Binding] = []  # ``for`` headers not yet given to a command
         self._pipelines = 0
 
     def new_pipeline(self) -> int:
@@ -99,14 +103,15 @@ class SimpleCommand:
     input (earlier members of its pipeline, the command feeding a ``>(...)``, a
     ``< <(...)``); ``stdin`` is the input redirection of an enclosing group
     (``{ sh; } <<EOF``); ``depth`` counts the substitutions around it and
-    ``text`` is how it was written; ``loop`` marks a ``for NAME in WORDS`` header (``words`` are
-    then ``[NAME, *WORDS]``).
+    ``text`` is how it was written; ``binds`` are the ``for NAME in WORDS`` headers parsed
+    just before it (``(NAME, WORDS, their shapes)``): the loop variables take their values
+    before it runs.
     """
 
     __slots__ = (
+        "binds",
         "cwd",
         "depth",
-        "loop",
         "pipeline",
         "redirects",
         "shapes",
@@ -131,6 +136,6 @@ class SimpleCommand:
         self.shapes: list[Shape | None] = shapes if shapes is not None else [None] * len(words)
         self.upstream: list[SimpleCommand] | None = None
         self.stdin: Redirect | None = None  # an enclosing group's input redirection
-        self.loop = False
+        self.binds: list[Binding] = []
         self.depth = 0  # how deep in substitutions the parser found it
         self.text = ""  # the command as written
