@@ -60,7 +60,8 @@ class _PathRule:
         self.samples = _samples(body)
 
     def matches(self, path: str, anchor: str) -> bool:
-        return any(r.matches(path, "path", anchor) for r in self.rules)
+        """``path``: absolute and normalised; ``anchor``: where relative globs start."""
+        return any(r.matches_absolute(path, anchor) for r in self.rules)
 
 
 def _samples(glob: str) -> list[str]:

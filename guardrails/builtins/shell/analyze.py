@@ -21,21 +21,29 @@ from . import opaque as why
 from .coderun import CodeRunner
 from .dataflow import DataFlow
 from .expand import Expander
-from .interpreters import code_of
+from .interpreters import LANGS, code_of
 from .options import program_name
 from .parser import CD_MARK, _join_cwd, parse
 from .programs.effect import ITEM, Effect
+from .programs.embedded import PROGRAMS as EMBEDDING
 from .programs.embedded import embedded, variable_code
 from .programs.table import classify_argv, is_known
 from .records import RANK, Command
 from .syntax import MAX_DEPTH, ParseState, Shape, SimpleCommand, TooDeep
-from .values import Hole, Holes, Opaque, Output, has_hole
-from .wrappers import unwrap
+from .values import HOLE_RE, Hole, Holes, Opaque, Output, has_hole
+from .wrappers import unwrap, wrapping
 
 __all__ = ["Analyzer"]
 
 _ASSIGN_RE: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?(\+?)=")
 _DECLARE: Final = frozenset({"export", "declare", "typeset", "local", "readonly"})
+_WRAPPING: Final = wrapping()
+#: programs whose input the analyzer reads when they run (others: only for what they print)
+_READS_INPUT: Final = frozenset(
+    {*_WRAPPING, *LANGS, "read", "tee", "vi", "vim", "nvim", "at", "batch", "sudo", "su", "doas"}
+)
+#: programs whose code ``interpreters`` reads
+_CODED: Final = frozenset({*LANGS, "vi", "vim", "nvim"})
 _GLOB_NAME: Final = re.compile(r"[*?]|\[[^\]]+\]")
 #: a plain reference to a variable (``$HOME``, ``${HOME}``): the guards read the environment
 _ENV_REF: Final = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
@@ -54,7 +62,9 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
         self.positional: list[str] | None = None
         self.cur_cwd: str | None = ""
         self.commands: list[Command] = []
-        self.outs: list[Output] = []
+        self.outs: list[
+            Output | tuple[Sequence[str], Output | SimpleCommand | None, str | None]
+        ] = []
         self.by_raw: dict[int, range] = {}
         self.files: dict[str, Output] = {}
         self.links: dict[str, str] = {}
@@ -62,7 +72,8 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
         self.fifos: set[str] = set()
         self.stdin_ctx: tuple[Output | None, tuple[int, ...]] = (None, ())
         self.speculating = 0
-        self.origin = ""
+        self.lazy_stdin: SimpleCommand | None = None
+        self.origin_raw: SimpleCommand | None = None
         self.derived = 0  # > 0 while a command's words come from expansions or code
         self._level = 0
         self._cd_values: dict[int, str | None] = {}
@@ -88,9 +99,9 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
             for raw in parse(text, self, cwd, depth):
                 start = len(self.commands)
                 if self._level == 1:
-                    feeding = [u.text for u in raw.upstream or () if u.depth == raw.depth]
-                    self.origin = " | ".join([*feeding, raw.text])
-                raw.cwd = self._resolve_cwd(raw.cwd)
+                    self.origin_raw = raw
+                if raw.cwd and CD_MARK in raw.cwd:
+                    raw.cwd = self._resolve_cwd(raw.cwd)
                 self.cur_cwd = raw.cwd
                 try:
                     self._simple(raw, max(depth, raw.depth))
@@ -109,7 +120,7 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
                     values.extend(fields)
             self.assign(name, values or [""])
         k = 0
-        while k < len(words) and _assignment_word(words[k], shapes[k]):
+        while k < len(words) and "=" in words[k] and _assignment_word(words[k], shapes[k]):
             self._assignment(words[k], shapes[k], raw, depth)
             k += 1
         if k == len(words):
@@ -125,13 +136,24 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
                     out=Output("lit"),
                 )
             return
+        if not raw.redirects and raw.upstream is None and raw.stdin is None:
+            plain = all(sh is None for sh in shapes)
+            if plain:  # the common case: literal words, no redirection, no pipe
+                self.run_argv(words[k:], raw, depth, raw.cwd, (), *self.stdin_ctx)
+                return
         dynamic = self._dynamic(raw)
         self.derived += dynamic
         try:
             for argv in self.expand_argv(words[k:], shapes[k:]):
-                self.open_fds(raw, argv)
-                stdin, inputs = self.stdin_of(raw)
+                if argv[:1] == ["exec"]:
+                    self.open_fds(raw, argv)
+                if not argv or program_name(argv[0]) in _READS_INPUT:
+                    stdin, inputs = self.stdin_of(raw)
+                else:  # what it reads only matters for what it prints: worked out if asked
+                    stdin, inputs = None, self.inputs_of(raw)
+                    self.lazy_stdin = raw
                 self.run_argv(argv, raw, depth, raw.cwd, self._written(raw), stdin, inputs)
+                self.lazy_stdin = None
         finally:
             self.derived -= dynamic
 
@@ -241,6 +263,9 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
             finally:
                 self.aliases_defined[argv[0]] = alias
             return
+        if program_name(argv[0]) not in _WRAPPING:  # most commands: nothing to peel
+            self.program(argv, raw, depth, cwd, written, stdin, inputs)
+            return
         peel = unwrap(argv)
         for assignment in peel.env:
             name, _, value = assignment.partition("=")
@@ -276,7 +301,7 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
         inputs: tuple[int, ...] = (),
     ) -> None:
         name0 = argv[0]
-        holes = self.holes.of(name0)
+        holes = self.holes.of(name0) if HOLE_RE.search(name0) else []
         dynamic = holes or (_GLOB_NAME.search(name0) and name0 not in ("[", "[["))
         if dynamic and self._dynamic_name(argv, holes, raw, cwd, written, inputs):
             return
@@ -365,20 +390,59 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
         stdin: Output | None,
         inputs: tuple[int, ...],
     ) -> None:
+        prog = program_name(argv[0])
+        targets = [*written, *effect.targets] if written else effect.targets
+        kinds = effect.kinds or {"unknown"}
+        if written:
+            kinds.add("file_write")
+        extra = embedded(argv) if prog in EMBEDDING else ()
+        if not (
+            extra or effect.scripts or effect.trees or effect.opaque or written or prog in _CODED
+        ):  # the common case: a plain program, nothing hidden in it
+            idx = self.emit(argv, raw, kinds, targets, sources=effect.sources, cwd=cwd,
+                            inputs=inputs, stdin=stdin)  # fmt: skip
+        else:
+            idx = self._finish_code(argv, prog, effect, raw, depth, cwd, written, stdin, inputs,
+                                    targets, kinds, extra)  # fmt: skip
+        self.track(argv, idx, effect, written, stdin, cwd)
+        for nested in effect.nested:
+            for alt in self._items(nested, effect.item):
+                if alt:
+                    self.run_argv(alt, None, depth + 1, cwd)
+        if prog == "ssh" or (kinds == {"unknown"} and not is_known(prog)):
+            self._speculate(argv, depth, cwd)
+
+    def _finish_code(
+        self,
+        argv: list[str],
+        prog: str,
+        effect: Effect,
+        raw: SimpleCommand | None,
+        depth: int,
+        cwd: str | None,
+        written: Sequence[str],
+        stdin: Output | None,
+        inputs: tuple[int, ...],
+        targets: list[str],
+        kinds: set[str],
+        extra: Sequence[str],
+    ) -> int:
+        """A command with code, unnamed paths or block devices in it: all of it recorded."""
         found: dict[str, list[Any]] = {
-            "targets": [*written, *effect.targets],
+            "targets": list(targets),
             "opaque": [Opaque(o, why.CODE_HINT) for o in effect.opaque],
             "mentions": [],
         }
-        scripts = [*effect.scripts, *(("sh", code) for code in embedded(argv))]
-        for lang, text in scripts:
-            if lang == "sh":
-                self.script(text, cwd, depth + 1)
-            else:
-                self.scanned(program_name(argv[0]), lang, text, cwd, depth, found)
-        code = code_of(argv)
-        if code is not None:
-            self.interpreter(argv, code, stdin, cwd, depth, found)
+        if prog in _CODED or effect.scripts or extra:
+            scripts = [*effect.scripts, *(("sh", code) for code in extra)]
+            for lang, text in scripts:
+                if lang == "sh":
+                    self.script(text, cwd, depth + 1)
+                else:
+                    self.scanned(prog, lang, text, cwd, depth, found)
+            code = code_of(argv)
+            if code is not None:
+                self.interpreter(argv, code, stdin, cwd, depth, found)
         for mode, where, names, hidden in effect.trees:
             hole = self.hole(
                 "paths", "…", f"paths under {where} it does not name", names=names, hidden=hidden
@@ -386,16 +450,12 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
             target = where.rstrip("/") + "/" + hole if where not in ("", ".") else hole
             found["targets"].append(target)
             if mode == "delete":
-                self.emit_virtual(
-                    ["rm", "-rf", target], cwd, f"{' '.join(argv)[:60]} deletes under {where}", ()
-                )
-        kinds = set(effect.kinds) or {"unknown"}
-        if written:
-            kinds.add("file_write")
+                via = f"{' '.join(argv)[:60]} deletes under {where}"
+                self.emit_virtual(["rm", "-rf", target], cwd, via, ())
         for target in written:
             if target.startswith("/dev/") and not target.startswith(("/dev/fd/", "/dev/std")):
                 self.emit_virtual(["dd", f"of={target}"], cwd, f"writes to {target}", ())
-        idx = self.emit(
+        return self.emit(
             argv,
             raw,
             kinds,
@@ -408,14 +468,6 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
             mentions=found["mentions"],
             stdin=stdin,
         )
-        self.track(argv, idx, effect, written, stdin, cwd)
-        for nested in effect.nested:
-            for alt in self._items(nested, effect.item):
-                if alt:
-                    self.run_argv(alt, None, depth + 1, cwd)
-        prog = program_name(argv[0])
-        if prog == "ssh" or (kinds == {"unknown"} and not is_known(prog)):
-            self._speculate(argv, depth, cwd)
 
     def _items(
         self, nested: list[str], item: tuple[list[str], tuple[str, ...] | None] | None
@@ -521,26 +573,43 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
     ) -> int:
         if len(kinds) > 1:
             kinds.discard("read_only")
+            kind = min(kinds, key=RANK.__getitem__)
+        else:
+            kind = next(iter(kinds))
         idx = len(self.commands)
-        cmd = Command(
-            tuple(argv),
-            tuple(redirects),
-            min(kinds, key=RANK.__getitem__),
-            frozenset(kinds),
-            tuple(self.aliases(targets, cwd)),
-            tuple(sources),
-            cwd,
-            raw.pipeline if raw is not None else self.new_pipeline(),
-            tuple(opaque),
-            tuple(dict.fromkeys(inputs)),
-            via,
-            self.speculating > 0,
-            tuple(mentions),
-            self.origin if self.derived else "",
+        argv = tuple(argv)
+        self.commands.append(
+            Command(
+                argv,
+                tuple(redirects) if redirects else (),
+                kind,
+                frozenset(kinds),
+                tuple(self.aliases(targets, cwd) if self.links else targets) if targets else (),
+                tuple(sources) if sources else (),
+                cwd,
+                raw.pipeline if raw is not None else self.new_pipeline(),
+                tuple(opaque) if opaque else (),
+                inputs if len(inputs) < 2 else tuple(dict.fromkeys(inputs)),
+                via,
+                self.speculating > 0,
+                tuple(mentions) if mentions else (),
+                self._origin() if self.derived else "",
+            )
         )
-        self.commands.append(cmd)
-        self.outs.append(out if out is not None else self.out_of(list(argv), stdin, cwd, idx))
+        if out is None:  # what it prints is worked out when something asks
+            lazy = self.lazy_stdin if stdin is None and raw is self.lazy_stdin else None
+            self.outs.append((argv, lazy or stdin, cwd))
+        else:
+            self.outs.append(out)
         return idx
+
+    def _origin(self) -> str:
+        """The line's command (with the pipe that feeds it) the current one comes from."""
+        raw = self.origin_raw
+        if raw is None:
+            return ""
+        feeding = [u.text for u in raw.upstream or () if u.depth == raw.depth]
+        return " | ".join([*feeding, raw.text])
 
     def _show(self, text: str) -> str:
         from .records import show

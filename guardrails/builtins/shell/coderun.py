@@ -38,7 +38,7 @@ class CodeRunner:
 
     holes: Holes
     commands: list[Command]
-    outs: list[Output]
+    outs: list[Output | tuple[Sequence[str], Output | SimpleCommand | None, str | None]]
     derived: int
 
     if TYPE_CHECKING:

@@ -33,6 +33,10 @@ _STARTUP: Final = word_set(
 )
 
 
+#: programs whose effect on files the line remembers (besides redirections)
+_TRACKED: Final = frozenset({"tee", "mkfifo", "cp", "mv", "install", "ln", *FETCHERS})
+
+
 class DataFlow(Producers):
     """Standard input, file descriptors, written files and links, for the analyzer."""
 
@@ -71,19 +75,20 @@ class DataFlow(Producers):
                 return self.file_out(path, raw.cwd), ()
         if raw.upstream:
             inputs = self.inputs_of(raw)
-            outs = [self.outs[i] for i in inputs if i < len(self.outs)]
+            outs = [self.out(i) for i in inputs if i < len(self.outs)]
             return (worst(outs) if outs else None), inputs
         return self.stdin_ctx
 
     def inputs_of(self, raw: SimpleCommand) -> tuple[int, ...]:
-        found: list[int] = []
-        for up in raw.upstream or ():
-            for i in self.by_raw.get(id(up), ()):
-                if not self.commands[i].speculative:
-                    found.append(i)
         if not raw.upstream:
-            found.extend(self.stdin_ctx[1])
-        return tuple(dict.fromkeys(found))
+            return self.stdin_ctx[1]
+        found: list[int] = []
+        commands, by_raw = self.commands, self.by_raw
+        for up in raw.upstream:
+            for i in by_raw.get(id(up), ()):
+                if not commands[i].speculative:
+                    found.append(i)
+        return tuple(found)
 
     def open_fds(self, raw: SimpleCommand, argv: Sequence[str]) -> None:
         """``exec 3< file``, ``exec 3<> /dev/tcp/host/80``, ``exec 3< <(cmd)``: remembered."""
@@ -97,7 +102,7 @@ class DataFlow(Producers):
                 host = target.split("/")[3:5]
                 idx = self.emit_virtual(["nc", *host], raw.cwd, f"opens {target}", ())
                 self.outs[idx] = Output("fetch", why=f"read from {target}", fetch=idx)
-                self.fds[r.fd] = (self.outs[idx], (idx,))
+                self.fds[r.fd] = (self.out(idx), (idx,))
             elif r.shape and r.shape[0][0] == "proc" and r.op == "<":
                 inner = r.shape[0][3] or []
                 ids = tuple(i for sub in inner for i in self.by_raw.get(id(sub), ()))
@@ -115,9 +120,10 @@ class DataFlow(Producers):
         cwd: str | None,
     ) -> None:
         """Remember what the line writes to files and which links it makes."""
-        out = self.outs[idx]
         prog = program_name(argv[0])
-        stored: list[tuple[str, Output]] = [(t, out) for t in written]
+        if not written and prog not in _TRACKED:
+            return
+        stored: list[tuple[str, Output]] = [(t, self.out(idx)) for t in written]
         if prog == "tee":
             stored += [(t, stdin or Output("local")) for t in effect.targets]
         elif prog in FETCHERS:

@@ -97,6 +97,7 @@ class DenyCommands:
             self.rules.extend(_rules_from(rules, "rules"))
         self.custom_hint = hint
         self.hint = _DEFAULT_HINT if hint is None else hint
+        self._by_program: dict[str, frozenset[int]] = {}
 
     def check(self, command: str) -> tuple[str, str | None, list[Command]] | None:
         """The first rule ``command`` plainly breaks: ``(rule, reason, commands)``, or ``None``.
@@ -122,22 +123,24 @@ class DenyCommands:
         texts, probed = _texts(intent, cwd, root)
         inputs = [c.inputs for c in commands]
         hidden: Verdict | None = None
-        for rule in self.rules:
+        fits = [self._rules_for(t[0].partition(" ")[0]) for t in texts]
+        for k, rule in enumerate(self.rules):
             for i in range(len(commands)):
+                if k not in fits[i]:
+                    continue  # the rule names another program
                 hit = rule.match_at(i, texts, inputs)
                 if hit is not None:
-                    hit_cmds = [commands[k] for k in hit]
+                    hit_cmds = [commands[j] for j in hit]
                     shown = " | ".join(_display(c, intent) for c in hit_cmds)
                     speculative = any(c.speculative for c in hit_cmds)
                     computed = next((c for c in hit_cmds if c.written), None)
                     if not speculative and computed is None:
                         return Verdict(rule.source, rule.reason, hit_cmds, shown)
                     if hidden is None:
-                        reason = (
-                            _speculation(intent, hit_cmds[-1], shown)
-                            if speculative
-                            else computed_reason(computed, _display(computed, intent, False))
-                        )
+                        if computed is None or speculative:
+                            reason = _speculation(intent, hit_cmds[-1], shown)
+                        else:
+                            reason = computed_reason(computed, _display(computed, intent, False))
                         hidden = Verdict(rule.source, rule.reason, hit_cmds, shown, reason)
                 elif hidden is None and probed[i]:
                     hidden = _probe_hit(rule, i, intent, probed[i], inputs, texts)
@@ -149,6 +152,19 @@ class DenyCommands:
             if cmd.opaque and not cmd.speculative:
                 return Verdict(None, None, [cmd], _display(cmd, intent), cmd.opaque[0])
         return None
+
+    def _rules_for(self, program: str) -> frozenset[int]:
+        """The rules (indexes) whose last command could be ``program`` (remembered)."""
+        known = self._by_program.get(program)
+        if known is None:
+            known = frozenset(
+                k
+                for k, rule in enumerate(self.rules)
+                if rule.heads[-1] is None or rule.heads[-1].fullmatch(program)
+            )
+            if len(self._by_program) < 2048:
+                self._by_program[program] = known
+        return known
 
     def __call__(self, event: Any, ctx: Any) -> HookResult | None:
         command = command_of(event, ctx)
@@ -231,8 +247,8 @@ def _resolved_cwd(cmd: Command, cwd: str | None, holes: tuple[Hole, ...]) -> str
     return posixpath.join(cwd, base) if cwd else None
 
 
-#: a guess at an unknown: (what was unknown, the command's words, its directory, the guess)
-_Try = tuple[str, list[str], "str | None", str]
+#: a guess at an unknown: (what was unknown, the command's text with the guess, the guess)
+_Try = tuple[str, str, str]
 
 
 def _texts(
@@ -257,11 +273,13 @@ def _texts(
         if unknown:
             for value in _PROBES:
                 guess = [HOLE_RE.sub(value, w) for w in argv]
-                tries.append((f"the value of `{unknown[0].text}`", guess, where, value))
-        if (paths and where is None and cmd.cwd is not None) or (paths and cmd.cwd is None):
+                text = " ".join(normalize_argv(guess, cwd=where))
+                tries.append((f"the value of `{unknown[0].text}`", text, value))
+        if paths and where is None:
             plain = [HOLE_RE.sub("", w) for w in argv]
             for value in ("/", posixpath.expanduser("~")):
-                tries.append(("the directory it runs in", plain, value, value))
+                text = " ".join(normalize_argv(plain, cwd=value))
+                tries.append(("the directory it runs in", text, value))
         texts.append(found)
         probed.append(tries)
     return texts, probed
@@ -299,8 +317,10 @@ def _probe_hit(
     texts: list[list[str]],
 ) -> Verdict | None:
     cmd = intent.commands[i]
-    for what, guess, where, value in tries:
-        text = " ".join(normalize_argv(guess, cwd=where))
+    last = len(rule.parts) - 1
+    for what, text, value in tries:
+        if not rule.matches(last, (text,)):
+            continue
         trial = list(texts)
         trial[i] = [text]
         if rule.match_at(i, trial, inputs) is None:

@@ -42,7 +42,9 @@ _ANSI_C: Final = {
     "?": "?",
 }
 #: unquoted characters that make a word need its shape (globs, braces, tilde)
-_SPECIAL: Final = frozenset("*?[{~")
+_SPECIAL_RE: Final = re.compile(r"[*?\[{~]")
+#: a run of characters with no meaning to the lexer
+_PLAIN_RUN: Final = re.compile(r"[^ \t\r\n;&|<>()\\'\"$`]+")
 
 
 class Tok:
@@ -146,10 +148,27 @@ class Lexer:
     def _word(self) -> Tok:
         s, n = self.s, self.n
         start = self.i
+        m = _PLAIN_RUN.match(s, start)
+        if m is not None:  # most words: plain characters up to a blank or an operator
+            end = m.end()
+            nxt = s[end : end + 1]
+            if not nxt or nxt in " \t\r\n;&|)" or (nxt in "<>" and s[end + 1 : end + 2] != "("):
+                text = m.group()
+                self.i = end
+                shape = (("lit", text, False, None),) if _SPECIAL_RE.search(text) else None
+                return Tok("word", text, start, None, False, shape)
         segs: list[Seg] = []
         lit: list[str] = []
         quoted = special = False
         while self.i < n:
+            m = _PLAIN_RUN.match(s, self.i)
+            if m is not None:
+                chunk = m.group()
+                special = special or _SPECIAL_RE.search(chunk) is not None
+                lit.append(chunk)
+                self.i = m.end()
+                if self.i >= n:
+                    break
             c = s[self.i]
             if c in " \t\r\n;&|":
                 break
@@ -209,9 +228,7 @@ class Lexer:
                 _flush(lit, segs, False)
                 self._backtick(segs, False)
                 continue
-            if c in _SPECIAL:
-                special = True
-            lit.append(c)
+            lit.append(c)  # a character the run stops at but bash keeps in the word
             self.i += 1
         _flush(lit, segs, False)
         text = "".join(seg[1] for seg in segs)

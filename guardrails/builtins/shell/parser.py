@@ -79,26 +79,31 @@ class _Parser(Lexer):
 
     def _pipeline(self, stop: frozenset[str], stop_words: frozenset[str]) -> None:
         pid = self.state.new_pipeline()
-        members: list[list[SimpleCommand]] = []
-        directs: list[SimpleCommand] = []
-        last: SimpleCommand | None = None
-        while True:
-            first = len(self.raws)
-            last = self._command(pid, stop, stop_words)
-            members.append(self.raws[first:])
+        first = len(self.raws)
+        last = self._command(pid, stop, stop_words)
+        tok = self.peek()
+        if not (tok.kind == "op" and tok.text in ("|", "|&")):  # most lines: no pipe
             if last is not None:
-                directs.append(last)
+                if last.redirects or any(last.shapes):
+                    self._wire(last)
+                self._track_cd(last)
+            return
+        members: list[list[SimpleCommand]] = [self.raws[first:]]
+        directs: list[SimpleCommand] = [] if last is None else [last]
+        while True:
             tok = self.peek()
             if tok.kind == "op" and tok.text in ("|", "|&"):
                 self.next()
                 while self.peek().kind == "nl":
                     self.next()
+                first = len(self.raws)
+                last = self._command(pid, stop, stop_words)
+                members.append(self.raws[first:])
+                if last is not None:
+                    directs.append(last)
                 continue
             break
-        if len(members) == 1:
-            if last is not None:
-                self._track_cd(last)
-        else:
+        if len(members) > 1:
             upstream: list[SimpleCommand] = []
             for member in members:
                 feeding = list(upstream)
@@ -381,7 +386,7 @@ class _Parser(Lexer):
         raw.depth = self.depth
         if self.state.loops:  # the loop variables it may see take their values first
             raw.binds, self.state.loops = self.state.loops, []
-        feeds = self._fed_by(raw)
+        feeds = self._fed_by(raw) if redirs or any(shapes) else None
         if feeds:  # a >(...) runs with what this command writes: list it after the command
             ids = {id(f) for f in feeds}
             kept = [r for r in self.raws if id(r) not in ids]

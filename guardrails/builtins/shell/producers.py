@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 from .options import has_opt, opt_value, program_name, split_opts, word_set
@@ -52,9 +53,23 @@ class Producers:
     """The analyzer's model of command output (the analyzer fills ``outs`` and ``by_raw``)."""
 
     commands: list[Command]
-    outs: list[Output]
+    outs: list[Output | tuple[Sequence[str], Output | SimpleCommand | None, str | None]]
     by_raw: dict[int, range]
     files: dict[str, Output]
+
+    def out(self, i: int) -> Output:
+        """What command ``i`` prints (worked out the first time something asks)."""
+        known = self.outs[i]
+        if isinstance(known, tuple):
+            argv, fed, cwd = known
+            if fed is not None and not isinstance(fed, Output):  # its input, not read yet
+                fed = self.stdin_of(fed)[0]
+            known = self.outs[i] = self.out_of(argv, fed, cwd, i)
+        return known
+
+    if TYPE_CHECKING:
+
+        def stdin_of(self, raw: SimpleCommand) -> tuple[Output | None, tuple[int, ...]]: ...
 
     def output_of(self, raws: list[SimpleCommand]) -> Output:
         """What a substitution's commands print (those whose output is not redirected)."""
@@ -70,7 +85,7 @@ class Producers:
             for i in span:
                 cmd = self.commands[i]
                 if not cmd.via and not cmd.speculative and i < len(self.outs):
-                    outs.append(self.outs[i])
+                    outs.append(self.out(i))
         return worst(outs) if outs else Output("lit", "")
 
     def file_key(self, path: str, cwd: str | None) -> str:
@@ -84,10 +99,12 @@ class Producers:
             return Output("stdin")
         return Output("local", why=f"the content of {path}")
 
-    def out_of(self, argv: list[str], stdin: Output | None, cwd: str | None, idx: int) -> Output:
+    def out_of(
+        self, argv: Sequence[str], stdin: Output | None, cwd: str | None, idx: int
+    ) -> Output:
         """What the command at ``idx`` prints, given what it reads."""
         prog = program_name(argv[0]) if argv else ""
-        args = argv[1:]
+        args = list(argv[1:])
         fed = stdin if stdin is not None else Output("local", why="nothing")
         if prog in FETCHERS:
             if prog == "curl" and has_opt(split_opts(args, "oO")[0], "-o --output -O"):

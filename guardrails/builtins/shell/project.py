@@ -34,9 +34,25 @@ def project_root(event: Any, ctx: Any) -> str:
     return git_top(getattr(event, "cwd", None) or os.getcwd())
 
 
+_TOPS: dict[str, str] = {}
+
+
 def git_top(cwd: str) -> str:
-    """The nearest folder at or above ``cwd`` holding ``.git``, else ``cwd`` itself."""
-    cwd = posixpath.normpath(os.path.abspath(cwd))
+    """The nearest folder at or above ``cwd`` holding ``.git``, else ``cwd`` itself.
+
+    A long-lived process (``hookrails serve``) asks for the same folders again: an
+    answer is remembered, and checked with one ``stat`` before it is used again.
+    """
+    known = _TOPS.get(cwd)
+    if known is not None and (known == cwd or os.path.exists(posixpath.join(known, ".git"))):
+        return known
+    found = _walk_up(posixpath.normpath(os.path.abspath(cwd)))
+    if len(_TOPS) < 256:
+        _TOPS[cwd] = found
+    return found
+
+
+def _walk_up(cwd: str) -> str:
     here = cwd
     while True:
         if os.path.exists(posixpath.join(here, ".git")):

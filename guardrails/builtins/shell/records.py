@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from .values import HOLE_RE, Hole, Opaque, hole_index
 
@@ -38,9 +38,9 @@ def show(text: str, holes: tuple[Hole, ...]) -> str:
     return HOLE_RE.sub(one, text)
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
-    """One simple command the line would run.
+class Command(NamedTuple):
+    """One simple command the line would run (a named tuple: one is made per command
+    analysed, and a tuple is the cheapest immutable record to make).
 
     ``argv`` is what runs once env prefixes and wrappers (``sudo``, ``env``,
     ``xargs`` ...) are peeled off and its words expanded (braces, variables the

@@ -13,6 +13,7 @@ the commands whose output it reads or runs, one matching the part before.
 from __future__ import annotations
 
 import itertools
+import os
 import posixpath
 import re
 from collections.abc import Callable, Sequence
@@ -24,11 +25,21 @@ __all__ = ["DEFAULT_DENY_RULES", "Rule", "normalize_argv"]
 
 _RM_LONG: Final = {"--recursive": "r", "--force": "f", "--dir": "d", "--verbose": ""}
 _RM_ORDER: Final = "rfd"
-_GLOB_CHARS: Final = frozenset("*?[{")
+_GLOB_RE: Final = re.compile(r"[*?\[{]")
+_HOMES: dict[str, str] = {}
 
 
 def _is_glob(word: str) -> bool:
-    return any(c in _GLOB_CHARS for c in word)
+    return _GLOB_RE.search(word) is not None
+
+
+def _home() -> str:
+    """The home directory, normalised (``$HOME`` read each time, worked out once per value)."""
+    key = os.environ.get("HOME", "")
+    home = _HOMES.get(key)
+    if home is None:
+        home = _HOMES[key] = posixpath.normpath(posixpath.expanduser("~"))
+    return home
 
 
 def _norm_path(word: str, cwd: str | None = None) -> str:
@@ -42,7 +53,9 @@ def _norm_path(word: str, cwd: str | None = None) -> str:
         word = "$HOME" + word[7:]
     if cwd and not word.startswith(("/", "~", "$HOME")) and word != "":
         word = posixpath.join(cwd, word)
-    home = posixpath.normpath(posixpath.expanduser("~"))
+    if not word.startswith(("/", "~", "$", ".")) and word != "..":
+        return word  # a relative name: nothing to clean
+    home = _home()
     expanded = None
     if word == "~" or word.startswith("~/"):
         expanded = home + word[1:]
@@ -218,7 +231,7 @@ def has_paths(argv: Sequence[str]) -> bool:
 class Rule:
     """A deny rule compiled once: one glob per command of the pipeline it describes."""
 
-    __slots__ = ("parts", "reason", "source")
+    __slots__ = ("heads", "parts", "reason", "source")
 
     def __init__(self, source: str, reason: str | None) -> None:
         from ...definition.matchers import split_alternatives
@@ -231,8 +244,23 @@ class Rule:
             if not all(parts):
                 raise ValueError("an empty command beside '|'")
             self.parts = [self._compile(p) for p in parts]
+            self.heads = [self._head(p) for p in parts]
         except DefinitionError as exc:
             raise ValueError(exc.message) from None
+
+    @staticmethod
+    def _head(part: str) -> re.Pattern[str] | None:
+        """The program a part names (its first word), to skip other commands at once."""
+        from ...definition.matchers import compile_glob
+
+        depth, end = 0, len(part)
+        for k, ch in enumerate(part):
+            depth += (ch == "{") - (ch == "}")
+            if ch == " " and depth == 0:
+                end = k
+                break
+        first = posixpath.basename(part[:end]) or part[:end]
+        return None if "*" in first and first.strip("*") == "" else compile_glob(first)
 
     @staticmethod
     def _compile(part: str) -> re.Pattern[str]:
@@ -253,8 +281,14 @@ class Rule:
         return re.compile("|".join(compile_glob(v).pattern for v in sorted(variants)))
 
     def matches(self, part: int, texts: Sequence[str]) -> bool:
+        head = self.heads[part]
         regex = self.parts[part]
-        return any(t and regex.fullmatch(t) for t in texts)
+        for t in texts:
+            if head is not None and not head.fullmatch(t.partition(" ")[0]):
+                continue
+            if t and regex.fullmatch(t):
+                return True
+        return False
 
     def match_at(
         self, i: int, texts: Sequence[Sequence[str]], inputs: Sequence[Sequence[int]]

@@ -20,8 +20,8 @@ from typing import Final
 __all__ = [
     "MAX_DEPTH",
     "SINKS",
-    "ParseState",
     "Binding",
+    "ParseState",
     "Redirect",
     "Seg",
     "Shape",

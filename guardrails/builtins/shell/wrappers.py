@@ -15,7 +15,7 @@ from typing import Final
 
 from .options import has_opt, opt_value, program_name, split_opts, subcommand, word_set
 
-__all__ = ["Peel", "drop_assignments", "unwrap"]
+__all__ = ["Peel", "drop_assignments", "unwrap", "wrapping"]
 
 _ASSIGN_RE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 
@@ -401,6 +401,12 @@ def _trap(args: list[str]) -> str | None:
 def _alias(args: list[str]) -> str | None:
     values = [a.partition("=")[2] for a in args if "=" in a]
     return "\n".join(values) if values else None
+
+
+#: programs ``unwrap`` may peel or read code from (anything else is returned as it is)
+def wrapping() -> frozenset[str]:
+    return frozenset({*_WRAPPERS, *_SHELLS, "eval", "source", ".", "trap", "alias", "xargs",
+                      "at", "batch"})  # fmt: skip
 
 
 def unwrap(argv: list[str]) -> Peel:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
 __all__ = ["ITEM", "Effect", "Handler"]
@@ -39,10 +39,11 @@ class Effect:
         self.targets = list(targets)
         self.sources = list(sources)
         self.nested = list(nested)
-        self.trees: list[tuple[str, str, tuple[str, ...] | None, str]] = []
+        # rare: shared empty defaults, replaced (never appended to) by the handlers that set them
+        self.trees: Sequence[tuple[str, str, tuple[str, ...] | None, str]] = ()
         self.item: tuple[list[str], tuple[str, ...] | None] | None = None
-        self.scripts: list[tuple[str, str]] = []
-        self.opaque: list[str] = []
+        self.scripts: Sequence[tuple[str, str]] = ()
+        self.opaque: Sequence[str] = ()
 
 
 Handler = Callable[[list[str]], Effect]

@@ -15,7 +15,7 @@ from typing import Final
 
 from ..options import program_name, word_set
 
-__all__ = ["COMMAND_VARS", "embedded", "variable_code"]
+__all__ = ["COMMAND_VARS", "PROGRAMS", "embedded", "variable_code"]
 
 #: variables whose value some program runs as a command
 COMMAND_VARS: Final = word_set(
@@ -48,14 +48,22 @@ _OPTIONS: Final[dict[str, tuple[tuple[str, str], ...]]] = {
 _SSH_KEYS: Final = ("proxycommand=", "localcommand=", "knownhostscommand=", "remotecommand=")
 
 
+#: the programs ``embedded`` looks at
+PROGRAMS: Final = frozenset({*_OPTIONS, "ssh", "scp", "sftp", "git", "tmux", "screen"})
+
+
 def embedded(argv: list[str]) -> list[str]:
     """Shell code ``argv`` tells its program to run (besides its own operation)."""
     prog = program_name(argv[0])
+    if prog not in PROGRAMS:
+        return []
     args = argv[1:]
     found: list[str] = []
-    for k, a in enumerate(args):
+    options = _OPTIONS.get(prog, ())
+    ssh = prog in ("ssh", "scp", "sftp")
+    for k, a in enumerate(args if options or ssh else ()):
         nxt = args[k + 1] if k + 1 < len(args) else ""
-        for opt, prefix in _OPTIONS.get(prog, ()):
+        for opt, prefix in options:
             value = None
             if a == opt:
                 value = nxt
@@ -65,15 +73,18 @@ def embedded(argv: list[str]) -> list[str]:
                 value = a[2:]
             if value is not None and value.startswith(prefix):
                 found.append(value[len(prefix) :])
-        if prog in ("ssh", "scp", "sftp") and (a == "-o" or a.startswith("-o")):
+        if ssh and (a == "-o" or a.startswith("-o")):
             option = (nxt if a == "-o" else a[2:]).strip()
             if option.lower().startswith(_SSH_KEYS):
                 found.append(option.split("=", 1)[1])
-    if prog == "git":
+    if prog == "git" and _GIT_CODE & set(args):
         found.extend(_git(args))
     if prog in ("tmux", "screen") and args:
         found.extend(_session(prog, args))
     return [f for f in found if f.strip()]
+
+
+_GIT_CODE: Final = frozenset({"submodule", "bisect", "rebase", "filter-branch"})
 
 
 def _git(args: list[str]) -> list[str]:

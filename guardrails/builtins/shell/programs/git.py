@@ -94,7 +94,7 @@ def _git(args: list[str]) -> Effect:
             key, _, value = args[k + 1].partition("=")
             cmd = _config_command(key, value)
             if cmd:
-                res.scripts.append(("sh", cmd))
+                res.scripts = [*res.scripts, ("sh", cmd)]
         elif not a.startswith("-") and (k == 0 or args[k - 1] not in _GIT_GLOBAL_ARG):
             break
     return res
@@ -178,7 +178,7 @@ def _git_config(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
     if len(pair) == 2:
         cmd = _config_command(pair[0], pair[1])
         if cmd:
-            res.scripts.append(("sh", cmd))
+            res.scripts = [*res.scripts, ("sh", cmd)]
         scope = has_opt(copts, "--global --system --worktree --blob") or file
         if not scope and (cmd or pair[0].lower() in _CODE_KEYS):
             res.targets.append(".git/config")

@@ -344,12 +344,15 @@ def _sed(args: list[str]) -> Effect:
         scripts, ops = ops[:1], ops[1:]
     writes: list[str] = []
     res = Effect("read_only")
+    code: list[tuple[str, str]] = []
+    hidden: list[str] = []
     for script in scripts:
         w, runs, runs_input = sed_script(script)
         writes.extend(w)
-        res.scripts.extend(("sh", r) for r in runs)
+        code.extend(("sh", r) for r in runs)
         if runs_input:
-            res.opaque.append(f"sed runs text from its input as commands ({script!r})")
+            hidden.append(f"sed runs text from its input as commands ({script!r})")
+    res.scripts, res.opaque = code, hidden
     if has_opt(opts, "-i --in-place"):
         writes.extend(ops)
     if writes:
