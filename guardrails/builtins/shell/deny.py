@@ -123,27 +123,28 @@ class DenyCommands:
         texts, probed = _texts(intent, cwd, root)
         inputs = [c.inputs for c in commands]
         hidden: Verdict | None = None
-        fits = [self._rules_for(t[0].partition(" ")[0]) for t in texts]
-        for k, rule in enumerate(self.rules):
-            for i in range(len(commands)):
-                if k not in fits[i]:
-                    continue  # the rule names another program
-                hit = rule.match_at(i, texts, inputs)
-                if hit is not None:
-                    hit_cmds = [commands[j] for j in hit]
-                    shown = " | ".join(_display(c, intent) for c in hit_cmds)
-                    speculative = any(c.speculative for c in hit_cmds)
-                    computed = next((c for c in hit_cmds if c.written), None)
-                    if not speculative and computed is None:
-                        return Verdict(rule.source, rule.reason, hit_cmds, shown)
-                    if hidden is None:
-                        if computed is None or speculative:
-                            reason = _speculation(intent, hit_cmds[-1], shown)
-                        else:
-                            reason = computed_reason(computed, _display(computed, intent, False))
-                        hidden = Verdict(rule.source, rule.reason, hit_cmds, shown, reason)
-                elif hidden is None and probed[i]:
-                    hidden = _probe_hit(rule, i, intent, probed[i], inputs, texts)
+        # (rule, command) pairs whose program fits, in rule order: the first rule broken wins
+        pairs = sorted(
+            (k, i) for i, t in enumerate(texts) for k in self._rules_for(t[0].partition(" ")[0])
+        )
+        for k, i in pairs:
+            rule = self.rules[k]
+            hit = rule.match_at(i, texts, inputs)
+            if hit is not None:
+                hit_cmds = [commands[j] for j in hit]
+                shown = " | ".join(_display(c, intent) for c in hit_cmds)
+                speculative = any(c.speculative for c in hit_cmds)
+                computed = next((c for c in hit_cmds if c.written), None)
+                if not speculative and computed is None:
+                    return Verdict(rule.source, rule.reason, hit_cmds, shown)
+                if hidden is None:
+                    if computed is None or speculative:
+                        reason = _speculation(intent, hit_cmds[-1], shown)
+                    else:
+                        reason = computed_reason(computed, _display(computed, intent, False))
+                    hidden = Verdict(rule.source, rule.reason, hit_cmds, shown, reason)
+            elif hidden is None and probed[i]:
+                hidden = _probe_hit(rule, i, intent, probed[i], inputs, texts)
         if hidden is not None:
             return hidden
         for reason in intent.opaque:
@@ -171,7 +172,9 @@ class DenyCommands:
         if command is None:
             return None
         cwd = getattr(event, "cwd", None) or None
-        found = self.verdict(command, cwd, project_root(event, ctx) if cwd else None)
+        dynamic = "$(" in command or "`" in command
+        root = project_root(event, ctx) if cwd and dynamic else None  # for a root hole
+        found = self.verdict(command, cwd, root)
         if found is None:
             return None
         if found.opaque is None:
@@ -259,6 +262,11 @@ def _texts(
     texts: list[list[str]] = []
     probed: list[list[_Try]] = []
     for cmd in intent.commands:
+        plain = not holes or not any(HOLE_RE.search(w) for w in cmd.argv)
+        if plain and not has_paths(cmd.argv):  # most commands: their words, nothing to resolve
+            texts.append([" ".join(normalize_argv(cmd.argv))])
+            probed.append([])
+            continue
         where = _resolved_cwd(cmd, cwd, holes)
         if where is not None and HOLE_RE.search(where):
             where = _fixed(where, holes, root)

@@ -43,6 +43,8 @@ _ANSI_C: Final = {
 }
 #: unquoted characters that make a word need its shape (globs, braces, tilde)
 _SPECIAL_RE: Final = re.compile(r"[*?\[{~]")
+#: characters a token may start with that are not (always) the start of a plain word
+_NOT_PLAIN_START: Final = frozenset("\n<>;&|(){0123456789")
 #: a run of characters with no meaning to the lexer
 _PLAIN_RUN: Final = re.compile(r"[^ \t\r\n;&|<>()\\'\"$`]+")
 
@@ -124,6 +126,8 @@ class Lexer:
         if start >= n:
             return Tok("eof", "", n)
         c = s[start]
+        if c not in _NOT_PLAIN_START:  # a word (most tokens): no operator, no fd number
+            return self._word()
         if c == "\n":
             self.i += 1
             self._read_heredocs()
