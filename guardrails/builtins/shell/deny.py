@@ -262,8 +262,8 @@ def _texts(
     texts: list[list[str]] = []
     probed: list[list[_Try]] = []
     for cmd in intent.commands:
-        plain = not holes or not any(HOLE_RE.search(w) for w in cmd.argv)
-        if plain and not has_paths(cmd.argv):  # most commands: their words, nothing to resolve
+        known = not holes or not any(HOLE_RE.search(w) for w in cmd.argv)
+        if known and not has_paths(cmd.argv):  # most commands: their words, nothing to resolve
             texts.append([" ".join(normalize_argv(cmd.argv))])
             probed.append([])
             continue
