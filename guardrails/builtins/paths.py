@@ -294,8 +294,9 @@ class ProtectPaths:
         unknown = [h for h in found if h.kind != "paths"]
         path = posixpath.normpath(posixpath.join(where or "/", posixpath.expanduser(target)))
         top = _first(root)
-        if where is not None and listing and not unknown:
-            parent = posixpath.dirname(path[: HOLE_RE.search(path).start()] + "x")  # type: ignore[union-attr]
+        first = HOLE_RE.search(path)
+        if where is not None and listing and not unknown and first is not None:
+            parent = posixpath.dirname(path[: first.start()] + "x")
             hit = self._rules.under(parent, listing[0].names, listing[0].hidden, root)
             if hit is not None and hit[0] != CAP:
                 yield _Hit(hit[1], hit[0], cmd, holes)
@@ -317,7 +318,6 @@ class ProtectPaths:
             (".*/" if where is None else "")
             + "".join(".*" if HOLE_RE.fullmatch(c) else re.escape(c) for c in body)
         )
-        first = HOLE_RE.search(path)
         near = posixpath.dirname(path[: first.start()] + "x") if first and where else ""
         fit = self._rules.could_be(pattern, root, near)
         if fit is None:

@@ -170,6 +170,16 @@ class Scan:
         self.opaque: list[str] = []  # code it builds or decodes at run time and runs
         self.literals: list[str] = []
 
+    def merge(self, inner: Scan) -> None:
+        """Add what code run by this code (``exec('...')``) does."""
+        self.shells += inner.shells
+        self.argvs += inner.argvs
+        self.deletes += inner.deletes
+        self.writes += inner.writes
+        self.opaque += inner.opaque
+        self.literals += inner.literals
+        self.fetch = self.fetch or inner.fetch
+
     @property
     def changes(self) -> bool:
         return bool(self.shells or self.argvs or self.deletes or self.writes or self.opaque)
@@ -376,8 +386,9 @@ def _value(expr: str, lang: str) -> str | None:
         return strings[0][2]
     if expr.startswith(("Path(", "pathlib.Path(")) and expr.endswith(")"):
         return _value(expr[expr.index("(") + 1 : -1], lang)
-    if _HOME_RE.match(expr):
-        rest = expr[_HOME_RE.match(expr).end() :].strip()  # type: ignore[union-attr]
+    lead = _HOME_RE.match(expr)
+    if lead:
+        rest = expr[lead.end() :].strip()
         tail = re.fullmatch(r"""(?:\+|/|\.joinpath\(|,)\s*(['"])([^'"]*)\1\)?""", rest)
         if tail:
             return "~/" + tail.group(2).lstrip("/")
@@ -478,10 +489,7 @@ def _role(out: Scan, role: str, args: list[str], lang: str, code: str) -> None:
     elif role == "exec":
         value = _value(first, lang)
         if value is not None:
-            inner = scan(lang, value)
-            for name in Scan.__slots__:
-                getattr(out, name).extend(getattr(inner, name)) if name != "fetch" else None
-            out.fetch = out.fetch or inner.fetch
+            out.merge(scan(lang, value))
         elif re.match(r"open\(|File\.read|fs\.readFileSync|io\.open|do\b", first):
             pass  # running a local file's code: like running a script
         elif _FETCH_RE.search(first) or _FETCH_RE.search(code):
@@ -507,7 +515,10 @@ def _role(out: Scan, role: str, args: list[str], lang: str, code: str) -> None:
             if mode and re.match(r"\+?[>|]|.*\|$", mode):
                 if "|" in mode:
                     cmd = (target_value or "").strip("| ")
-                    out.shells.append(cmd) if cmd else out.opaque.append("opens a pipe")
+                    if cmd:
+                        out.shells.append(cmd)
+                    else:
+                        out.opaque.append("opens a pipe to a command it builds")
                 else:
                     _record(out, "write", [target_value])
             return

@@ -339,9 +339,12 @@ def _sed(args: list[str]) -> Effect:
     opts, ops = split_opts(args, "efl", ("--expression", "--file", "--line-length"), attached="i")
     scripts = [v for name, v in opts if name in ("-e", "--expression") and v is not None]
     if not has_opt(opts, "-e --expression -f --file"):
-        if has_opt(opts, "-i --in-place") and ops[:1] == [""]:  # BSD: sed -i '' 's/a/b/' f
-            ops = ops[1:]
+        if has_opt(opts, "-i --in-place") and ops[:1] == [""]:
+            # BSD: sed -i '' 's/a/b/' f; GNU: '' is the script: both ways, every file counts
+            ops = ops[1:] if len(ops) > 2 else ops
         scripts, ops = ops[:1], ops[1:]
+        if scripts == [""] and ops:
+            scripts, ops = ops[:1], ops if len(ops) == 1 else ops[1:]
     writes: list[str] = []
     res = Effect("read_only")
     code: list[tuple[str, str]] = []
