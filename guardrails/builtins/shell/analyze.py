@@ -364,7 +364,7 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
             )
             return True
         elif base_holes or any(h.split and h.unknown for h in holes):
-            reasons = [why.unknown_name(self._show(name0), (base_holes or holes)[0])]
+            reasons = [why.unknown_name(self.show(name0), (base_holes or holes)[0])]
         else:  # only a directory is computed: ``"$VENV/bin/python" -m x``
             return False
         self.emit(
@@ -610,11 +610,6 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
             return ""
         feeding = [u.text for u in raw.upstream or () if u.depth == raw.depth]
         return " | ".join([*feeding, raw.text])
-
-    def _show(self, text: str) -> str:
-        from .records import show
-
-        return show(text, tuple(self.holes.table))
 
 
 def _assignment_word(word: str, shape: Shape | None) -> bool:

@@ -17,7 +17,7 @@ from . import opaque as why
 from .interpreters import scan
 from .options import program_name
 from .syntax import SimpleCommand
-from .values import Hole, Opaque, Output
+from .values import HOLE_RE, Hole, Opaque, Output
 
 if TYPE_CHECKING:
     from .records import Command
@@ -175,7 +175,7 @@ class CodeRunner:
             if name not in CODE_RUNNERS:
                 runner = ["sh", "-c", " ".join(runner)]
         elif out.kind in ("obf", "any"):
-            reasons.append(why.code_from(name, source, out.why))
+            reasons.append(why.code_from(name, self.show(source), out.why))
         self.emit(
             runner,
             raw,
@@ -191,7 +191,13 @@ class CodeRunner:
         if not inputs:
             return ""
         cmd = self.commands[inputs[-1]]
-        return " ".join(cmd.argv)[:80]
+        return self.show(" ".join(cmd.argv))[:80]
+
+    def show(self, text: str) -> str:
+        """``text`` with its holes written as they were in the command."""
+        from .records import show
+
+        return show(text, tuple(self.holes.table)) if HOLE_RE.search(text) else text
 
     # -- interpreters --
 
@@ -232,7 +238,7 @@ class CodeRunner:
             self.fetch_run(name, out.fetch, cwd)
         elif out.kind in ("obf", "any"):
             source = text if where != "stdin" else "its input"
-            reasons.append(why.code_from(name, source or "its input", out.why))
+            reasons.append(why.code_from(name, self.show(source) or "its input", out.why))
 
     def fetch_run(self, name: str, fetch: int, cwd: str | None) -> None:
         """An interpreter running downloaded code: recorded as a shell running it."""
@@ -292,7 +298,7 @@ class CodeRunner:
             self.fetch_run(name, idx, cwd)
         else:
             for reason in sc.opaque:
-                found["opaque"].append(why.code_from(name, text[:60], reason))
+                found["opaque"].append(why.code_from(name, self.show(text)[:60], reason))
         if sc.changes or sc.opaque or sc.fetch:
             found["mentions"].extend(sc.literals)
 
