@@ -45,8 +45,6 @@ _READS_INPUT: Final = frozenset(
 #: programs whose code ``interpreters`` reads
 _CODED: Final = frozenset({*LANGS, "vi", "vim", "nvim"})
 _GLOB_NAME: Final = re.compile(r"[*?]|\[[^\]]+\]")
-#: a plain reference to a variable (``$HOME``, ``${HOME}``): the guards read the environment
-_ENV_REF: Final = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 
 
 class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
@@ -75,6 +73,7 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
         self.lazy_stdin: SimpleCommand | None = None
         self.origin_raw: SimpleCommand | None = None
         self.derived = 0  # > 0 while a command's words come from expansions or code
+        self.valued = 0
         self._level = 0
         self._cd_values: dict[int, str | None] = {}
 
@@ -141,10 +140,13 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
             if plain:  # the common case: literal words, no redirection, no pipe
                 self.run_argv(words[k:], raw, depth, raw.cwd, (), *self.stdin_ctx)
                 return
-        dynamic = self._dynamic(raw)
+        before = self.valued
+        argvs = self.expand_argv(words[k:], shapes[k:])
+        written = self._written(raw)
+        dynamic = self.valued > before  # a known value put into its words: built at run time
         self.derived += dynamic
         try:
-            for argv in self.expand_argv(words[k:], shapes[k:]):
+            for argv in argvs:
                 if argv[:1] == ["exec"]:
                     self.open_fds(raw, argv)
                 if not argv or program_name(argv[0]) in _READS_INPUT:
@@ -152,24 +154,10 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
                 else:  # what it reads only matters for what it prints: worked out if asked
                     stdin, inputs = None, self.inputs_of(raw)
                     self.lazy_stdin = raw
-                self.run_argv(argv, raw, depth, raw.cwd, self._written(raw), stdin, inputs)
+                self.run_argv(argv, raw, depth, raw.cwd, written, stdin, inputs)
                 self.lazy_stdin = None
         finally:
             self.derived -= dynamic
-
-    def _dynamic(self, raw: SimpleCommand) -> bool:
-        """Are some of the command's words (or redirection targets) computed at run time:
-        a substitution, or a variable the line itself sets (an environment variable the
-        guards read for themselves)?"""
-        for shape in [*raw.shapes, *(r.shape for r in raw.redirects)]:
-            for kind, text, _, _ in shape or ():
-                if kind in ("cmd", "arith", "proc"):
-                    return True
-                if kind == "var":
-                    m = _ENV_REF.fullmatch(text)
-                    if m is None or m.group(1) in self.vars or m.group(1) in self.arrays:
-                        return True
-        return False
 
     def _resolve_cwd(self, cwd: str | None) -> str | None:
         """A directory with ``cd "$x"`` targets in it, with their expanded values."""
@@ -187,8 +175,8 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
             else:
                 result = posixpath.join(result, value) if result else value
             result += parts[k + 1]
-        if any(h.unknown for h in self.holes.of(result)):
-            return None  # a directory only the running shell knows
+        if any(h.unknown and h.kind != "env" for h in self.holes.of(result)):
+            return None  # a directory only the running shell knows (the guards read $VARs)
         result = posixpath.normpath(result) if result else ""
         return "" if result == "." else result
 
@@ -279,12 +267,18 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
             self.run_code(peel, raw, depth, cwd, written, stdin, inputs)
             return
         if peel.xargs is not None:
-            self.derived += 1
+            # items a program builds (ls | grep, a file's lines): the command is built at run
+            # time; find's paths under a named folder, literal text, a download: plain to see
+            computed = stdin is not None and (
+                stdin.kind in ("local", "token")
+                or (stdin.kind in ("lit", "paths") and stdin.computed)
+            )
+            self.derived += computed
             try:
                 for k, alt in enumerate(self._xargs(peel.argv, peel.xargs, stdin)):
                     self.run_argv(alt, raw, depth + 1, cwd, written if k == 0 else (), None, inputs)
             finally:
-                self.derived -= 1
+                self.derived -= computed
             return
         self.program(peel.argv, raw, depth, cwd, written, stdin, inputs)
 
@@ -391,6 +385,10 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
         inputs: tuple[int, ...],
     ) -> None:
         prog = program_name(argv[0])
+        if prog == "openssl" and argv[1:2] == ["s_client"]:  # a network client: reads a host
+            host = next((a for a in argv[2:] if ":" in a and not a.startswith("-")), "a host")
+            fetch = self.emit_virtual(["nc", host], cwd, f"openssl s_client connects to {host}", ())
+            inputs = (*inputs, fetch)
         targets = [*written, *effect.targets] if written else effect.targets
         kinds = effect.kinds or {"unknown"}
         if written:
@@ -405,11 +403,15 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
             idx = self._finish_code(argv, prog, effect, raw, depth, cwd, written, stdin, inputs,
                                     targets, kinds, extra)  # fmt: skip
         self.track(argv, idx, effect, written, stdin, cwd)
-        for nested in effect.nested:
+        for nested in effect.nested:  # find -exec: the command is written out; {} are paths
             for alt in self._items(nested, effect.item):
                 if alt:
                     self.run_argv(alt, None, depth + 1, cwd)
-        if prog == "ssh" or (kinds == {"unknown"} and not is_known(prog)):
+        if prog == "ssh":  # the command it runs on the other side is there to read
+            rest = _ssh_command(argv[1:])
+            if rest:
+                self.script(" ".join(rest), None, depth + 1)
+        elif kinds == {"unknown"} and not is_known(prog):
             self._speculate(argv, depth, cwd)
 
     def _finish_code(
@@ -470,12 +472,12 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
         )
 
     def _items(
-        self, nested: list[str], item: tuple[list[str], tuple[str, ...] | None] | None
+        self, nested: list[str], item: tuple[list[str], tuple[str, ...] | None, bool] | None
     ) -> list[list[str]]:
         """``find -exec CMD {}``: CMD with each start path, and with the paths under it."""
         if item is None or not any(ITEM in w for w in nested):
             return [nested]
-        starts, names = item
+        starts, names, _ = item
         alts: list[list[str]] = []
         for start in starts[:4]:
             base = start.rstrip("/") or "/"
@@ -491,18 +493,12 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
         return alts
 
     def _speculate(self, argv: list[str], depth: int, cwd: str | None) -> None:
-        """An unknown program (or ``ssh``) whose arguments spell out a command: record
-        that command as one that may run, so a rule it would break still counts."""
+        """An unknown program whose arguments spell out a command: record that command
+        as one that may run, so a rule it would break still counts."""
         if depth + 1 > MAX_DEPTH or self.speculating:
             return
-        prog = program_name(argv[0])
         self.speculating += 1
         try:
-            if prog == "ssh":
-                rest = _ssh_command(argv[1:])
-                if rest:
-                    self.script(" ".join(rest), None, depth + 1)
-                return
             for i in range(1, min(len(argv), 8)):
                 word = argv[i]
                 if not word.startswith("-") and is_known(program_name(word)) and not has_hole(word):

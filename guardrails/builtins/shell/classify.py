@@ -34,6 +34,13 @@ __all__ = [
 @functools.lru_cache(maxsize=512)
 def _classify_cached(command: str) -> Intent:
     an = Analyzer()
+    if "mkfifo" in command:  # a named pipe read before it is written: learn what is written
+        first = Analyzer()
+        try:
+            first.script(command, "", 0)
+            an.files.update((k, v) for k, v in first.files.items() if k in first.fifos)
+        except (TooDeep, RecursionError, OverflowError):
+            pass
     error: str | None = None
     opaque: list[Opaque] = []
     try:

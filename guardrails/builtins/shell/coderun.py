@@ -114,7 +114,7 @@ class CodeRunner:
         """The code of ``-c TEXT``/``eval TEXT``: known text, or what one expansion held."""
         holes = self.holes.of(text)
         if len(holes) == 1 and len(text.strip()) == 1:
-            return self.hole_out(holes[0]), holes[0].text
+            return self.hole_out(holes[0]).marked(), holes[0].text
         for hole in holes:
             if hole.hostile:
                 reasons.append(why.injected(name, hole))
@@ -132,7 +132,7 @@ class CodeRunner:
         holes = self.holes.of(path)
         if holes:
             if len(holes) == 1 and len(path.strip()) == 1:
-                return self.hole_out(holes[0])
+                return self.hole_out(holes[0]).marked()
             if any(h.unknown for h in holes):
                 return Output("any", why=f"a script named at run time ({holes[0].text})")
             return Output("local", why="a script file")
@@ -163,7 +163,7 @@ class CodeRunner:
                 kinds = {"unknown"} if reasons else {"file_write"}
                 argv = runner if reasons else ()
                 self.emit(argv, raw, kinds, written, redirects=written, cwd=cwd, opaque=reasons)
-            computed = source != out.text  # text from a pipe, a substitution, a file
+            computed = out.computed  # built at run time: substituted, formatted, decoded
             self.derived += computed
             try:
                 self.script(out.text, cwd, depth + 1, positional, passed)
@@ -260,11 +260,12 @@ class CodeRunner:
         found: dict[str, list[Any]],
     ) -> None:
         """What inline code does, recorded: the commands it runs, deletes, writes, downloads."""
-        self.derived += 1
+        built = lang != "ex"  # an editor's commands are plain text; other languages compute
+        self.derived += built
         try:
             self._record_scan(name, lang, text, cwd, depth, found)
         finally:
-            self.derived -= 1
+            self.derived -= built
 
     def _record_scan(
         self,

@@ -66,7 +66,8 @@ class DataFlow(Producers):
                 if r.body_shape is None:
                     return Output("lit", r.body), ()
                 text = self.expand_scalar(r.body_shape, r.body)[0]
-                return Output("lit", text), ()
+                dynamic = any(seg[0] not in ("lit", "array") for seg in r.body_shape)
+                return Output("lit", text, computed=dynamic), ()
             if r.op in ("<", "<>") and not (r.shape and r.shape[0][0] == "proc"):
                 path = self.expand_scalar(r.shape, r.target)[0]
                 key = self.file_key(path, raw.cwd)

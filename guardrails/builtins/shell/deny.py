@@ -236,11 +236,15 @@ def computed_reason(cmd: Command, shown: str) -> Opaque:
     )
 
 
-def _resolved_cwd(cmd: Command, cwd: str | None, holes: tuple[Hole, ...]) -> str | None:
+def _resolved_cwd(
+    cmd: Command, cwd: str | None, holes: tuple[Hole, ...], root: str | None
+) -> str | None:
     """The absolute directory ``cmd`` runs in (``None``: not known)."""
     if cmd.cwd is None:
         return None
-    base = cmd.cwd
+    base = _fixed(cmd.cwd, holes, root) if HOLE_RE.search(cmd.cwd) else cmd.cwd
+    if HOLE_RE.search(base):
+        return None
     if not base:
         return cwd
     if base.startswith("/"):
@@ -267,10 +271,7 @@ def _texts(
             texts.append([" ".join(normalize_argv(cmd.argv))])
             probed.append([])
             continue
-        where = _resolved_cwd(cmd, cwd, holes)
-        if where is not None and HOLE_RE.search(where):
-            where = _fixed(where, holes, root)
-            where = None if HOLE_RE.search(where) else where
+        where = _resolved_cwd(cmd, cwd, holes, root)
         argv = [_fixed(w, holes, root) for w in cmd.argv]
         found = [" ".join(normalize_argv(argv))]
         paths = has_paths(argv)

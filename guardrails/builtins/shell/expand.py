@@ -151,6 +151,7 @@ class Expander:
     """Word expansion for the analyzer (which supplies ``output_of`` and the current cwd)."""
 
     holes: Holes
+    valued: int  # counts expansions that put known values into words
     vars: dict[str, list[str]]
     arrays: dict[str, list[str]]
     ifs: str
@@ -181,6 +182,8 @@ class Expander:
     def out_values(self, out: Output, text: str) -> list[str]:
         """The values a word takes when ``out`` is substituted into it."""
         kind = out.kind
+        if kind in ("lit", "token", "temp", "root", "paths"):
+            self.valued += 1  # a value the command computes goes into the word
         if kind == "lit":
             return [out.text.rstrip("\n")]
         if kind == "token":
@@ -303,7 +306,9 @@ class Expander:
             body = text[3:-2]
             if inner is None and _ARITH_OK.fullmatch(body) and len(body) < 200 and "**" not in body:
                 try:
-                    return [str(int(eval(body.replace("/", "//"), {"__builtins__": {}}, {})))]
+                    value = str(int(eval(body.replace("/", "//"), {"__builtins__": {}}, {})))
+                    self.valued += 1
+                    return [value]
                 except Exception:  # a malformed expression: bash would fail too
                     pass
             return [self.hole("token", text, "a number computed at run time")]
@@ -332,6 +337,8 @@ class Expander:
         if op[0] == ":" and op[1:2] in ("-", "=", "+", "?"):
             op = op[1:]
         head, word = op[0], op[1:]
+        if head != "?":
+            self.valued += 1  # a default, an alternative or a transformation: computed
         if head in "-=":
             return values + self._default(word)
         if head == "+":
@@ -353,6 +360,8 @@ class Expander:
 
     def _var(self, name: str, text: str, quoted: bool, index: str | None = None) -> list[str]:
         elements = self.arrays.get(name)
+        if elements is not None or name in self.vars:
+            self.valued += 1
         if elements is not None and index is not None:
             if index in ("[@]", "[*]"):
                 return [" ".join(elements)]
@@ -369,11 +378,15 @@ class Expander:
             if self.positional is not None:
                 args = self.positional
                 if name == "0":
-                    return [args[0] if args else "bash"]
-                if name.isdigit():
+                    picked = [args[0] if args else "bash"]
+                elif name.isdigit():
                     k = int(name)
-                    return [args[k] if k < len(args) else ""]
-                return [" ".join(args[1:])]
+                    picked = [args[k] if k < len(args) else ""]
+                else:
+                    picked = [" ".join(args[1:])]
+                if has_hole(picked[0]):  # a value found at run time (find's {}, xargs' items)
+                    self.valued += 1
+                return picked
             if name == "0":
                 return ["bash"]
             return [self.hole("any", text, "a positional parameter", split=not quoted)]

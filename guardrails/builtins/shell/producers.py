@@ -46,6 +46,10 @@ _TOKEN_PROGRAMS: Final = word_set(
     tty getconf sha256sum sha1sum md5sum shasum b2sum cksum"""
 )
 _TOKEN_GIT: Final = word_set("--short --abbrev-ref HEAD --verify --show-prefix --show-cdup")
+#: find tests that pick paths by their name or content (not just how deep or what type)
+_PICKING: Final = word_set(
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -newer -size -user -perm"
+)
 _RG_TYPES: Final = {"py": "*.py", "js": "*.js", "ts": "*.ts", "go": "*.go", "rust": "*.rs"}
 
 
@@ -94,7 +98,7 @@ class Producers:
     def file_out(self, path: str, cwd: str | None) -> Output:
         known = self.files.get(self.file_key(path, cwd))
         if known is not None:
-            return known
+            return known.marked()  # read back from a file at run time
         if path in ("-", "/dev/stdin"):
             return Output("stdin")
         return Output("local", why=f"the content of {path}")
@@ -106,7 +110,7 @@ class Producers:
         prog = program_name(argv[0]) if argv else ""
         args = list(argv[1:])
         fed = stdin if stdin is not None else Output("local", why="nothing")
-        if prog in FETCHERS:
+        if prog in FETCHERS or (prog == "openssl" and args[:1] == ["s_client"]):
             if prog == "curl" and has_opt(split_opts(args, "oO")[0], "-o --output -O"):
                 return Output("local", why="curl's progress")
             return Output("fetch", why=f"downloaded by {prog}", fetch=idx)
@@ -160,6 +164,8 @@ class Producers:
 
 
 def _printed(prog: str, args: list[str], idx: int) -> Output:
+    """``echo``/``printf`` of known words: their text (``computed`` when escapes or a
+    format made it differ from the words)."""
     if prog == "echo":
         flags = ""
         while args and re.fullmatch(r"-[neE]+", args[0]):
@@ -176,8 +182,12 @@ def _printed(prog: str, args: list[str], idx: int) -> Output:
         printed = _printf(args[0], args[1:])
         if printed is None:
             return Output("obf", why="text printf builds at run time")
-        text = printed
-    return Output("lit", text)
+        return Output("lit", printed, computed=_HIDING.search(args[0]) is not None)
+    return Output("lit", text, computed="e" in flags and _HIDING.search(text) is not None)
+
+
+#: escapes that hide characters (octal, hex, unicode) and formats that build text
+_HIDING: Final = re.compile(r"\\(?:[0-7]|x|u|U|e)|%[^sd%\d.-]")
 
 
 def _printf(fmt: str, args: list[str]) -> str | None:
@@ -290,6 +300,7 @@ def _listing(
             why=f"the paths find lists under {base}",
             names=names,
             self_too=names is None,
+            computed=any(a in _PICKING for a in args),  # names picked at run time
         )
     elif prog in ("fd", "fdfind"):
         base = ops[1] if len(ops) > 1 else "."
@@ -298,8 +309,13 @@ def _listing(
         base = ops[0] if ops else "."
     else:
         return None
-    return Output(
-        "paths", base, why=f"the paths {prog} lists under {base}", names=names, hidden=hidden
+    return Output(  # filtered at run time by what the files are called or hold: computed
+        "paths",
+        base,
+        why=f"the paths {prog} lists under {base}",
+        names=names,
+        hidden=hidden,
+        computed=True,
     )
 
 
@@ -319,7 +335,14 @@ def _git_out(args: list[str]) -> Output:
         names = (
             tuple(a for a in rest if not a.startswith("-") and any(c in a for c in "*?[")) or None
         )
-        return Output("paths", ".", why=f"the paths git {sub} lists", names=names, hidden="tracked")
+        return Output(
+            "paths",
+            ".",
+            why=f"the paths git {sub} lists",
+            names=names,
+            hidden="tracked",
+            computed=True,
+        )
     if sub in ("branch", "describe", "log", "show") and (
         "--show-current" in rest or sub == "describe"
     ):

@@ -49,7 +49,7 @@ class Output:
     directory), ``root``. ``why`` says, for messages, where it comes from.
     """
 
-    __slots__ = ("fetch", "hidden", "kind", "names", "self_too", "text", "why")
+    __slots__ = ("computed", "fetch", "hidden", "kind", "names", "self_too", "text", "why")
 
     def __init__(
         self,
@@ -60,6 +60,7 @@ class Output:
         names: tuple[str, ...] | None = None,
         hidden: str = "all",
         self_too: bool = False,
+        computed: bool = False,
     ) -> None:
         self.kind = kind
         self.text = text
@@ -68,6 +69,13 @@ class Output:
         self.names = names
         self.hidden = hidden
         self.self_too = self_too
+        self.computed = computed  # text built at run time (formatted, decoded, substituted)
+
+    def marked(self) -> Output:
+        """The same output, as text that reached its place through an expansion."""
+        return Output(
+            self.kind, self.text, self.why, self.fetch, self.names, self.hidden, self.self_too, True
+        )
 
     def __repr__(self) -> str:
         return f"Output({self.kind!r}, {self.text!r}, {self.why!r})"
@@ -98,7 +106,7 @@ def worst(outs: list[Output]) -> Output:
     for o in outs:
         if not texts or texts[-1] != o.text:  # a filter passing its input on repeats it
             texts.append(o.text)
-    return Output("lit", "\n".join(texts))
+    return Output("lit", "\n".join(texts), computed=any(o.computed for o in outs))
 
 
 class Hole:

@@ -20,7 +20,8 @@ class Effect:
     ``find -delete``'s matches) and ``hidden`` whether hidden entries are among
     them (``all``, ``nogit``: all but ``.git``, ``none``). ``item``: for ``find``/``fd``, the start
     directories and name globs of the paths substituted for ``ITEM`` in
-    ``nested``. ``scripts``: code in the arguments, ``(language, text)`` with
+    ``nested``, and whether tests filter them (which paths come is then decided at run
+    time). ``scripts``: code in the arguments, ``(language, text)`` with
     language ``sh`` (a ``sed 'e cmd'``, a ``git -c alias.x='!cmd'``) or ``ex``
     (a ``vim -c`` command); ``opaque``: why part of what it runs cannot be read
     (``sed 's/x/y/e'``).
@@ -41,7 +42,7 @@ class Effect:
         self.nested = list(nested)
         # rare: shared empty defaults, replaced (never appended to) by the handlers that set them
         self.trees: Sequence[tuple[str, str, tuple[str, ...] | None, str]] = ()
-        self.item: tuple[list[str], tuple[str, ...] | None] | None = None
+        self.item: tuple[list[str], tuple[str, ...] | None, bool] | None = None
         self.scripts: Sequence[tuple[str, str]] = ()
         self.opaque: Sequence[str] = ()
 

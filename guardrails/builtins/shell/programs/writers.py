@@ -84,7 +84,7 @@ def _find(args: list[str]) -> Effect:
     if deletes:
         res.trees = [("delete", s, filt, "all") for s in starts]
     if nested:
-        res.item = (starts if not mindepth else [s + "/" for s in starts], filt)
+        res.item = (starts if not mindepth else [s + "/" for s in starts], filt, bool(tests))
     if len(res.kinds) > 1:
         res.kinds.discard("read_only")
     return res
@@ -115,7 +115,7 @@ def _fd(args: list[str]) -> Effect:
     else:
         cmd = [*cmd, ITEM]
     res = Effect("read_only", nested=[cmd])
-    res.item = ([s.rstrip("/") + "/" for s in starts], names)
+    res.item = ([s.rstrip("/") + "/" for s in starts], names, True)
     return res
 
 
@@ -269,7 +269,9 @@ def _editor(args: list[str]) -> Effect:
         elif not a.startswith("-") or a == "-":
             files.append(a)
         i += 1
-    res = Effect("read_only" if readonly and not scripts else "file_write", targets=files)
+    if readonly and not scripts:
+        return Effect("read_only")
+    res = Effect("file_write", targets=files)
     res.scripts = [("ex", s) for s in scripts]
     return res
 

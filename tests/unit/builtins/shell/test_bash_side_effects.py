@@ -417,9 +417,15 @@ def test_cwd_follows_the_lines_own_cd() -> None:
     ]
 
 
-def test_cwd_is_unknown_after_cd_to_a_variable() -> None:
-    cmds = classify("cd $DIR && rm x").commands
+def test_cwd_is_unknown_after_cd_to_a_computed_folder() -> None:
+    cmds = classify("cd $(cat dir.txt) && rm x").commands
     assert cmds[-1].cwd is None
+
+
+def test_cwd_after_cd_to_an_environment_variable_is_that_variable() -> None:
+    # the guards read the variable from their environment (issue #10: was None)
+    intent = classify("cd $DIR && rm x")
+    assert intent.commands[-1].as_dict(intent.holes)["cwd"] == "$DIR"
 
 
 def test_cd_inside_a_subshell_does_not_leak() -> None:
