@@ -53,12 +53,13 @@ XFAIL_ASK: dict[str, str] = {
     "ex-interpreter": "1-6 8",
 }
 
-#: commands where nothing but the opaque part could decide: exactly ``ask`` / ``allow`` per option
+#: commands with nothing visible to judge (the environment supplies what runs): exactly
+#: ``ask`` under ``opaque: ask`` and ``allow`` under ``opaque: allow``
 PURE_OPAQUE = [
-    "x=rm; $x -rf /",
-    "f=.env; echo x > $f",
-    "python3 -c 'import shutil; shutil.rmtree(\"/\")'",
-    'eval "$(echo rm -rf /)"',
+    "$CMD",
+    'sh -c "$SCRIPT"',
+    'eval "$INIT"',
+    'python3 -c "$CODE"',
 ]
 
 
