@@ -185,7 +185,8 @@ class Scan:
         return bool(self.shells or self.argvs or self.deletes or self.writes or self.opaque)
 
 
-_STRING_RE: Final = re.compile(r"""(?P<prefix>\b[rRbBuUfF]{1,2})?(?P<q>'''|\"\"\"|'|"|`)""", re.S)
+_QUOTE_RE: Final = re.compile(r"""'''|\"\"\"|'|"|`""")
+_PREFIX_CHARS: Final = frozenset("rRbBuUfF")
 _HOME_RE: Final = re.compile(
     r"""(?:os\.path\.expanduser\(\s*(['"])~\1\s*\)|Path\.home\(\)|pathlib\.Path\.home\(\)|"""
     r"""os\.environ\[\s*(['"])HOME\2\s*\]|os\.getenv\(\s*(['"])HOME\3\s*\)|"""
@@ -297,8 +298,15 @@ _CALLS: Final[dict[str, list[tuple[str, str]]]] = {
         (r"\b(?:Remove-Item|rm|del|rmdir|ri)\b[^|;]*-Recurse", "ps_delete"),
     ],
 }
+
+
+def _words(pattern: str) -> tuple[str, ...]:
+    """The literal words of ``pattern``: every match holds one of them (a quick test first)."""
+    return tuple(sorted(set(re.findall(r"\w+", re.sub(r"\\.", " ", pattern)))))
+
+
 _COMPILED: Final = {
-    lang: [(re.compile(p + r"(?![\w$])"), role) for p, role in calls]
+    lang: [(re.compile(p + r"(?![\w$])"), role, _words(p)) for p, role in calls]
     for lang, calls in _CALLS.items()
 }
 
@@ -308,23 +316,35 @@ def _strings(code: str, lang: str) -> list[tuple[int, int, str | None]]:
     found: list[tuple[int, int, str | None]] = []
     i, n = 0, len(code)
     while i < n:
-        m = _STRING_RE.search(code, i)
+        m = _QUOTE_RE.search(code, i)
         if m is None:
             break
-        q = m.group("q")
-        prefix = (m.group("prefix") or "").lower()
+        q = m.group()
+        start = m.start()
+        k = start  # a prefix (``r''``, ``f""``, ``rb''``): up to two letters after a non-word
+        while k > max(i, start - 2) and code[k - 1] in _PREFIX_CHARS:
+            k -= 1
+        while k < start and k > 0 and (code[k - 1].isalnum() or code[k - 1] == "_"):
+            k += 1  # no word boundary before it: the letters belong to a name
+        prefix = code[k:start].lower()
         if q == "`" and lang not in ("js",):
             i = m.end()
             continue
         j = m.end()
         buf: list[str] = []
-        while j < n and not code.startswith(q, j):
-            if code[j] == "\\" and j + 1 < n and "r" not in prefix:
-                buf.append(_ESC.get(code[j + 1], code[j + 1]))
-                j += 2
-                continue
-            buf.append(code[j])
-            j += 1
+        raw = "r" in prefix
+        while j < n:
+            end = code.find(q, j)
+            if end < 0:
+                end = n
+            slash = -1 if raw else code.find("\\", j, end)
+            if slash < 0 or slash + 1 >= n:
+                buf.append(code[j:end])
+                j = end
+                break
+            buf.append(code[j:slash])
+            buf.append(_ESC.get(code[slash + 1], code[slash + 1]))
+            j = slash + 2
         text = "".join(buf)
         dynamic = (
             "f" in prefix
@@ -332,7 +352,7 @@ def _strings(code: str, lang: str) -> list[tuple[int, int, str | None]]:
             or (lang in ("pl", "php") and q == '"' and re.search(r"[$@]\w", text) is not None)
             or (lang == "rb" and q == '"' and "#{" in text)
         )
-        found.append((m.start(), min(j + len(q), n), None if dynamic else text))
+        found.append((k, min(j + len(q), n), None if dynamic else text))
         i = j + len(q)
     return found
 
@@ -426,7 +446,9 @@ def scan(lang: str, code: str) -> Scan:
     strings = _strings(code, lang)
     out.literals = [v for _, _, v in strings if v]
     inside = [(s, e) for s, e, _ in strings]
-    for regex, role in _COMPILED.get(lang, []):
+    for regex, role, words in _COMPILED.get(lang, []):
+        if not any(w in code for w in words):
+            continue  # none of its names in the code
         for m in regex.finditer(code):
             if any(s <= m.start() < e for s, e in inside):
                 continue  # the name inside a string

@@ -47,6 +47,36 @@ _SPECIAL_RE: Final = re.compile(r"[*?\[{~]")
 _NOT_PLAIN_START: Final = frozenset("\n<>;&|(){0123456789")
 #: a run of characters with no meaning to the lexer
 _PLAIN_RUN: Final = re.compile(r"[^ \t\r\n;&|<>()\\'\"$`]+")
+#: a run of characters that stand for themselves in double quotes / a here-document body
+_DQ_RUN: Final = re.compile(r'[^"\\$`]+')
+_HEREDOC_RUN: Final = re.compile(r"[^\\$`]+")
+#: a line of plain words only: no quoting, expansion, glob, brace, operator or comment
+PLAIN_LINE: Final = re.compile(r"[^\n\r\v\f;&|<>()\\'\"$`*?\[\]{}~#]*")
+_PLAIN_SUB: Final = re.compile(r"[^\n\r\v\f;&|<>()\\'\"$`*?\[\]{}~#]*\)")
+_PLAIN_WORDS: Final = re.compile(r"[^ \t]+")
+#: first words that make a line of plain words more than a command and its arguments
+PLAIN_HEADS: Final = frozenset(
+    {"!", "{", "}", "if", "then", "else", "elif", "fi", "while", "until", "do", "done", "for"}
+    | {"select", "case", "esac", "function", "coproc", "[[", "cd", "pushd", "popd", "builtin"}
+    | {"command"}
+)
+
+
+def plain_command(
+    text: str, state: ParseState, cwd: str | None, depth: int
+) -> SimpleCommand | None:
+    """``text`` (plain words, ``PLAIN_LINE``) as its one simple command: ``git status``."""
+    if state.loops:  # the loop variables bind to the next command: the parser does that
+        return None
+    words = _PLAIN_WORDS.findall(text)
+    if not words or "=" in words[0] or words[0] in PLAIN_HEADS:
+        return None
+    if depth > MAX_DEPTH:
+        raise TooDeep
+    raw = SimpleCommand(words, [], state.new_pipeline(), cwd)
+    raw.depth = depth
+    raw.text = text.strip()
+    return raw
 
 
 class Tok:
@@ -243,7 +273,13 @@ class Lexer:
         """Read a double-quoted string (or, with ``term=None``, an unquoted here-document body)."""
         s, n = self.s, self.n
         lit: list[str] = []
+        run = (_DQ_RUN if term == '"' else _HEREDOC_RUN).match
         while self.i < n:
+            m = run(s, self.i)
+            if m is not None:
+                lit.append(m.group())
+                self.i = m.end()
+                continue
             c = s[self.i]
             if c == term:
                 self.i += 1
@@ -372,6 +408,16 @@ class Lexer:
         begin = self.i
         if self.depth + 1 > MAX_DEPTH:
             raise TooDeep
+        plain = _PLAIN_SUB.match(self.s, inner)
+        if plain is not None:  # ``$(git rev-parse HEAD)``
+            raw = plain_command(
+                self.s[inner : plain.end() - 1], self.state, self.cwd, self.depth + 1
+            )
+            if raw is not None:
+                self.raws.append(raw)
+                self.i = plain.end()
+                segs.append((kind, self.s[begin : self.i], quoted, [raw]))
+                return
         self.i = inner
         saved_cwd, saved_depth = self.cwd, self.depth
         first = len(self.raws)
@@ -406,6 +452,11 @@ class Lexer:
     def child(self, text: str, dquote: bool) -> tuple[list[SimpleCommand], list[Seg]]:
         """Parse ``text`` as a nested script (or, ``dquote``, as an expanding here-document
         body): its commands (also added to this parser's) and, for a body, its segments."""
+        if not dquote and PLAIN_LINE.fullmatch(text):  # `git rev-parse HEAD`
+            raw = plain_command(text, self.state, self.cwd, self.depth + 1)
+            if raw is not None:
+                self.raws.append(raw)
+                return [raw], []
         sub = type(self)(text, self.state, self.cwd, self.depth + 1)
         segs: list[Seg] = []
         if dquote:

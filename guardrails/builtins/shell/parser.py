@@ -13,7 +13,7 @@ from __future__ import annotations
 import posixpath
 from typing import Final
 
-from .lexer import Lexer, Tok
+from .lexer import PLAIN_LINE, Lexer, Tok, plain_command
 from .syntax import ParseState, Redirect, Shape, SimpleCommand
 
 __all__ = ["CD_MARK", "parse"]
@@ -427,6 +427,10 @@ class _Parser(Lexer):
 
 def parse(text: str, state: ParseState, cwd: str | None, depth: int) -> list[SimpleCommand]:
     """The simple commands of ``text`` (and of the substitutions in it), in the order they run."""
+    if PLAIN_LINE.fullmatch(text):  # ``git status``: one plain command
+        raw = plain_command(text, state, cwd, depth)
+        if raw is not None:
+            return [raw]
     p = _Parser(text, state, cwd, depth)
     p.parse_list(frozenset())
     if p.pending:
