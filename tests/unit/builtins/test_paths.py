@@ -303,7 +303,7 @@ def test_custom_paths_replace_the_defaults(project: Path) -> None:
     assert verdict(project, "Write", edit_input("Write", ".env"), hook) == "allow"
 
 
-def test_a_relative_glob_is_anchored_at_the_cwd(project: Path) -> None:
+def test_a_relative_glob_is_anchored_at_the_project_root(project: Path) -> None:
     hook = ProtectPaths(paths=["*.key"])
     assert verdict(project, "Write", edit_input("Write", "sub/tls.key"), hook) == "allow"
 
