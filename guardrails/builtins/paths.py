@@ -5,20 +5,22 @@ Covers the file-editing tools (``Write``, ``Edit``, ``MultiEdit`` by
 primary argument is a path and that declare side effects, and shell commands:
 every path a parsed command changes (redirections, ``tee``, ``cp``/``mv``/``ln``/
 ``install`` destinations and ``mv`` sources, ``rm``/``touch``/``mkdir``/``truncate``
-operands, ``sed -i``/``perl -i`` files, ``dd of=``, ``curl -o`` ...), resolved
-against the directory the line's own ``cd`` moved to. Reading is allowed:
-keeping secrets out of the model's context is a different hook's job
+operands, ``sed -i`` files and ``sed``'s ``w`` files, editors' files, ``dd of=``,
+``curl -o``, ``git config --file``, archive members, ``find -delete`` matches,
+files inline interpreter code writes ...), resolved against the directory the
+line's own ``cd`` moved to, through links the line itself makes. Reading is
+allowed: keeping secrets out of the model's context is a different hook's job
 (``redact_secrets``). Permission changes (``chmod 600 id_rsa``) are allowed too.
 
-Globs follow the matcher path rules: a relative glob is anchored at the
-event's ``cwd``, an absolute one (or ``~/...``) is used as is; ``**`` crosses
-directories; ``dir/**`` also covers ``dir`` itself (so ``rm -rf .git`` is
-caught). A glob starting with ``!`` un-protects what earlier globs protect
-(the last matching glob wins, as in ``.gitignore``). ``..`` and symlinks are
-resolved on both sides (``os.path.realpath`` of the path and of ``cwd``; a
-path that does not exist yet resolves through its existing parent), and the
-path is checked both as written and as resolved: a link named ``.env`` and a
-link pointing at ``.env`` are both protected.
+Globs follow the matcher path rules, anchored at the **project root**
+(``$CLAUDE_PROJECT_DIR``, else the definition file's folder, else the nearest
+folder with a ``.git`` above the event's ``cwd``): a relative glob is relative
+to the root, an absolute one (or ``~/...``) is used as is; ``**`` crosses
+directories; ``dir/**`` also covers ``dir`` itself. A glob starting with ``!``
+un-protects what earlier globs protect (the last matching glob wins). Paths
+are checked as written and with symlinks resolved. What the guard cannot see
+(a target computed at run time, an archive's unknown members, a command whose
+name or code is computed) is the worst case: the ``opaque`` option decides.
 """
 
 from __future__ import annotations
@@ -26,13 +28,17 @@ from __future__ import annotations
 import glob as _glob
 import os
 import posixpath
+import re
 import string
 from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 from ..definition.matchers import BUILTIN_PRIMARY_ARGS
 from ..results import HookResult
-from .shell.classify import Command, classify, command_of
+from .path_scan import CAP, PathRules, Roots
+from .shell.classify import Command, Intent, classify, command_of
+from .shell.project import check_opaque, git_top, project_root
+from .shell.values import HOLE_RE, Hole, Opaque, hole_index
 
 __all__ = ["DEFAULT_PROTECTED_PATHS", "ProtectPaths", "protect_paths"]
 
@@ -53,34 +59,36 @@ _READ_TOOLS: Final = frozenset(
 )
 _SHELL_TOOLS: Final = frozenset({"Bash", "bash", "Shell", "shell"})
 _FIELDS: Final = frozenset({"path", "glob", "tool"})
+_CHANGES_DIRS: Final = frozenset({"delete", "move"})
+_WORD_RE: Final = re.compile(r"[^\s'\"=,;:()<>|&`]+")
 _DEFAULT_HINT: Final = (
     "Protected paths hold secrets or the repository's internals. Leave this file unchanged "
     "and carry on without it; if it really must change, ask the user to make the change."
 )
+_TARGET_HINT: Final = (
+    "Name the file plainly in the command (no variable, substitution or unknown `cd` in "
+    "front of it), so the guard can see which file it changes."
+)
 
 
-class _PathRule:
-    __slots__ = ("negate", "rules", "source")
+class _Hit:
+    """One protected path a call reaches: definite (``glob``), or not seen (``opaque``)."""
 
-    def __init__(self, source: str) -> None:
-        from ..definition.matchers import ArgRule
-        from ..errors import DefinitionError
+    __slots__ = ("cmd", "glob", "holes", "opaque", "path")
 
-        self.source = source
-        self.negate = source.startswith("!")
-        body = source[1:] if self.negate else source
-        if not body.strip():
-            raise ValueError(f"empty glob {source!r}")
-        globs = [body]
-        if body.endswith("/**") and len(body) > 3:
-            globs.append(body[:-3])  # the directory itself
-        try:
-            self.rules = [ArgRule(g) for g in globs]
-        except DefinitionError as exc:
-            raise ValueError(exc.message) from None
-
-    def matches(self, path: str, cwd: str) -> bool:
-        return any(r.matches(path, "path", cwd) for r in self.rules)
+    def __init__(
+        self,
+        path: str,
+        glob: str,
+        cmd: Command | None,
+        holes: Sequence[Hole] = (),
+        opaque: Opaque | None = None,
+    ) -> None:
+        self.path = path
+        self.glob = glob
+        self.cmd = cmd
+        self.holes = holes
+        self.opaque = opaque
 
 
 class ProtectPaths:
@@ -90,7 +98,12 @@ class ProtectPaths:
     ``.env*.example``/``.sample``/``.template``/``.dist``, ``**/*.pem``, SSH
     private keys ``**/id_{rsa,dsa,ecdsa,ed25519}*``, and ``.git/**``).
     ``message``: the deny reason, with optional ``{path}``, ``{glob}`` and
-    ``{tool}`` fields; ``hint``: the advice that follows it.
+    ``{tool}`` fields; ``hint``: the advice that follows it. ``opaque``
+    (``deny``, the default; ``ask``; ``allow``): the answer when the guard
+    cannot see whether a command changes a protected path (a target computed at
+    run time, a command whose name or code is computed, an archive's unknown
+    members extracted where protected files are). A protected path named in
+    such a command is still a plain hit.
     """
 
     hook_name = "protect_paths"
@@ -101,6 +114,7 @@ class ProtectPaths:
         paths: Sequence[str] | None = None,
         message: str | None = None,
         hint: str | None = None,
+        opaque: str = "deny",
     ) -> None:
         if paths is None:
             paths = DEFAULT_PROTECTED_PATHS
@@ -109,14 +123,7 @@ class ProtectPaths:
         if not paths:
             raise ValueError("paths must name at least one glob")
         self.paths = tuple(paths)
-        self._rules: list[_PathRule] = []
-        for i, glob in enumerate(paths):
-            if not isinstance(glob, str):
-                raise TypeError(f"paths[{i}] must be a string, got {type(glob).__name__}")
-            try:
-                self._rules.append(_PathRule(glob))
-            except ValueError as exc:
-                raise ValueError(f"paths[{i}]: {exc}") from None
+        self._rules = PathRules(paths)
         if message is not None:
             if not isinstance(message, str) or not message.strip():
                 raise ValueError("message must be a non-empty string")
@@ -130,49 +137,56 @@ class ProtectPaths:
             raise TypeError(f"hint must be a string, got {type(hint).__name__}")
         self.message = message
         self.hint = _DEFAULT_HINT if hint is None else hint
+        self.opaque = check_opaque(opaque)
 
-    def protected_by(self, path: str, cwd: str) -> str | None:
-        """The glob that protects ``path`` (absolute, or relative to ``cwd``), or ``None``."""
-        cwd = posixpath.normpath(os.path.abspath(cwd))
-        lexical = posixpath.normpath(posixpath.join(cwd, path))
-        real_cwd = os.path.realpath(cwd)
-        for candidate, anchor in ((lexical, cwd), (os.path.realpath(lexical), real_cwd)):
-            verdict: str | None = None
-            for rule in self._rules:
-                if rule.matches(candidate, anchor):
-                    verdict = None if rule.negate else rule.source
-            if verdict is not None:
-                return verdict
-        return None
+    def protected_by(self, path: str, root: Roots, cwd: str | None = None) -> str | None:
+        """The glob that protects ``path`` (absolute, or relative to ``cwd``, by default
+        ``root``), relative globs anchored at ``root``; ``None`` if none does."""
+        return self._rules.protected_by(path, root, cwd)
 
     def __call__(self, event: Any, ctx: Any) -> HookResult | None:
         tool_input = getattr(event, "tool_input", None)
         if not isinstance(tool_input, dict):
             return None
-        cwd = event.cwd or os.getcwd()
+        cwd = posixpath.normpath(os.path.abspath(event.cwd or os.getcwd()))
+        project = project_root(event, ctx)
+        root: tuple[str, ...] = (project,)
+        if cwd != project and not cwd.startswith(project.rstrip("/") + "/"):
+            root = (project, git_top(cwd))  # working outside the project: its own too
         tool = event.tool_name
-        for path, base, cmd in self._candidates(event, ctx, tool_input, cwd):
-            # resolved against where the command runs, protected relative to the event cwd
-            glob = self.protected_by(posixpath.join(base, path), cwd)
-            if glob is None:
-                continue
-            shown = _shown(posixpath.join(base, path), cwd)
-            if self.message is not None:
-                reason = self.message.format(path=shown, glob=glob, tool=tool)
-            elif cmd is None:
-                reason = f"{tool} on {shown} denied: it is a protected path (matches {glob!r})."
-            else:
-                reason = (
-                    f"Command denied: {_display(cmd)} changes {shown}, a protected path "
-                    f"(matches {glob!r})."
-                )
-            return HookResult.deny(reason, hint=self.hint)
-        return None
+        hidden: _Hit | None = None
+        for hit in self._hits(event, ctx, tool_input, cwd, root):
+            if hit.opaque is None:
+                return HookResult.deny(self._reason(hit, tool, cwd), hint=self.hint)
+            hidden = hidden or hit
+        if hidden is None or self.opaque == "allow":
+            return None
+        assert hidden.opaque is not None
+        verb = "denied" if self.opaque == "deny" else "needs approval"
+        what = _display(hidden.cmd, hidden.holes) if hidden.cmd is not None else "the command"
+        reason = (
+            f"Command {verb}: the guard cannot see whether {what} changes a protected path: "
+            f"{hidden.opaque}."
+        )
+        hint = hidden.opaque.hint
+        if self.opaque == "ask":
+            return HookResult.ask(f"{reason}\n{hint}")
+        return HookResult.deny(reason, hint=hint)
 
-    def _candidates(
-        self, event: Any, ctx: Any, tool_input: dict[str, Any], cwd: str
-    ) -> Iterator[tuple[str, str, Command | None]]:
-        """``(path as written, directory it is relative to, command or None)`` per changed path."""
+    def _reason(self, hit: _Hit, tool: str, cwd: str) -> str:
+        shown = _shown(hit.path, cwd)
+        if self.message is not None:
+            return self.message.format(path=shown, glob=hit.glob, tool=tool)
+        if hit.cmd is None:
+            return f"{tool} on {shown} denied: it is a protected path (matches {hit.glob!r})."
+        return (
+            f"Command denied: {_display(hit.cmd, hit.holes)} changes {shown}, a protected path "
+            f"(matches {hit.glob!r})."
+        )
+
+    def _hits(
+        self, event: Any, ctx: Any, tool_input: dict[str, Any], cwd: str, root: Roots
+    ) -> Iterator[_Hit]:
         tool = event.tool_name
         if tool in _READ_TOOLS:
             return
@@ -185,23 +199,187 @@ class ProtectPaths:
         if key is not None:
             value = tool_input.get(key)
             if isinstance(value, str) and value:
-                yield posixpath.expanduser(value), cwd, None
+                path = posixpath.join(cwd, posixpath.expanduser(value))
+                glob = self.protected_by(path, root)
+                if glob is not None:
+                    yield _Hit(path, glob, None)
             return
         shell = tool in _SHELL_TOOLS or (spec is not None and spec.primary_arg == "command")
         command = command_of(event, ctx) if shell else None
-        if command is None:
-            return
-        for cmd in classify(command).commands:
-            base = cwd if not cmd.cwd else posixpath.join(cwd, cmd.cwd)
+        if command is not None:
+            yield from self._shell(classify(command), command, cwd, root)
+
+    def _shell(self, intent: Intent, command: str, cwd: str, root: Roots) -> Iterator[_Hit]:
+        holes = intent.holes
+        for reason in intent.opaque:
+            yield from self._named(_WORD_RE.findall(command), cwd, root, None, holes)
+            yield _Hit("", "", None, holes, reason)
+        for cmd in intent.commands:
+            base = _base(cmd, cwd, holes, root)
             for target in cmd.targets:
-                for path in _expand(target, base):
-                    yield path, base, cmd
+                for hit in self._target(target, base, cmd, holes, root):
+                    if cmd.speculative and hit.opaque is None:
+                        hit.opaque = Opaque(
+                            f"{_display(cmd, holes)} is spelled out in the arguments of a "
+                            "program this guard does not know, which may run it",
+                            _TARGET_HINT,
+                        )
+                    elif cmd.written and hit.opaque is None:  # built at run time, worked out
+                        shown = _display(cmd, holes, False)
+                        hit.opaque = Opaque(
+                            f"{computed_reason(cmd, shown)}, which changes "
+                            f"{_shown(hit.path, _first(root))}",
+                            _TARGET_HINT,
+                        )
+                    yield hit
             for source in cmd.sources:  # cp x dir: dir/x, when dir is a directory
                 name = posixpath.basename(source.rstrip("/"))
                 for target in cmd.targets:
-                    full = posixpath.join(base, posixpath.expanduser(target))
-                    if os.path.isdir(full):
-                        yield posixpath.join(full, name), base, cmd
+                    full = posixpath.join(base or cwd, posixpath.expanduser(target))
+                    if not HOLE_RE.search(full) and os.path.isdir(full):
+                        yield from self._target(posixpath.join(full, name), base, cmd, holes, root)
+            if cmd.mentions:
+                yield from self._named(cmd.mentions, base or cwd, root, cmd, holes)
+            if cmd.opaque and not cmd.speculative:
+                words = [w for a in cmd.argv for w in _WORD_RE.findall(a)]
+                yield from self._named(words, base or cwd, root, cmd, holes)
+                yield _Hit("", "", cmd, holes, cmd.opaque[0])
+
+    def _named(
+        self,
+        words: Sequence[str],
+        cwd: str,
+        root: Roots,
+        cmd: Command | None,
+        holes: Sequence[Hole],
+    ) -> Iterator[_Hit]:
+        """Protected paths named outright in code or an opaque command (still plain hits)."""
+        for word in words:
+            if not word or HOLE_RE.search(word) or word.startswith(("-", "$")) or "://" in word:
+                continue
+            path = posixpath.join(cwd, posixpath.expanduser(word))
+            glob = self.protected_by(path, root)
+            if glob is not None:
+                yield _Hit(path, glob, cmd, holes)
+
+    def _target(
+        self, target: str, base: str | None, cmd: Command, holes: Sequence[Hole], root: Roots
+    ) -> Iterator[_Hit]:
+        target = _fill(target, holes, root)
+        if base is None and not target.startswith(("/", "~")):
+            yield from self._unknown(target, None, cmd, holes, root)
+            return
+        where = base or _first(root)
+        if HOLE_RE.search(target) is None:
+            for path in _expand(target, where):
+                full = posixpath.normpath(posixpath.join(where, path))
+                glob = self.protected_by(full, root)
+                if glob is not None:
+                    yield _Hit(full, glob, cmd, holes)
+                elif _CHANGES_DIRS & cmd.kinds:  # a folder deleted or moved, with what it holds
+                    found = self._rules.held(full, root)
+                    if found is not None:
+                        yield _Hit(found[1], found[0], cmd, holes)
+            return
+        yield from self._unknown(target, where, cmd, holes, root)
+
+    def _unknown(
+        self, target: str, where: str | None, cmd: Command, holes: Sequence[Hole], root: Roots
+    ) -> Iterator[_Hit]:
+        """A target with parts the guard cannot know (``where=None``: nor its directory)."""
+        found = [
+            holes[hole_index(c)] for c in HOLE_RE.findall(target) if hole_index(c) < len(holes)
+        ]
+        listing = [h for h in found if h.kind == "paths"]
+        unknown = [h for h in found if h.kind != "paths"]
+        path = posixpath.normpath(posixpath.join(where or "/", posixpath.expanduser(target)))
+        top = _first(root)
+        first = HOLE_RE.search(path)
+        if where is not None and listing and not unknown and first is not None:
+            parent = posixpath.dirname(path[: first.start()] + "x")
+            hit = self._rules.under(parent, listing[0].names, listing[0].hidden, root)
+            if hit is not None and hit[0] != CAP:
+                yield _Hit(hit[1], hit[0], cmd, holes)
+            elif hit is not None:
+                why = (
+                    f"the paths it changes under {_shown(parent, top)} are not named, and "
+                    "there are too many there to look through"
+                )
+                yield _Hit(parent, "", cmd, holes, Opaque(why, _TARGET_HINT))
+            return
+        name = posixpath.basename(path)
+        if name and not HOLE_RE.search(name):  # a protected name in plain sight
+            glob = self.protected_by(posixpath.join(top, name), root)
+            if glob is not None:
+                yield _Hit(path, glob, cmd, holes)
+                return
+        body = path.lstrip("/") if where is None else path
+        pattern = re.compile(
+            (".*/" if where is None else "")
+            + "".join(".*" if HOLE_RE.fullmatch(c) else re.escape(c) for c in body)
+        )
+        near = posixpath.dirname(path[: first.start()] + "x") if first and where else ""
+        fit = self._rules.could_be(pattern, root, near)
+        if fit is None:
+            return
+        glob, sample = fit
+        if unknown:
+            what = f"the value of `{unknown[0].text}`" + (
+                f" ({unknown[0].why})" if unknown[0].why else ""
+            )
+        else:
+            what = "the directory it runs in (after a `cd` the guard cannot follow)"
+        reason = Opaque(
+            f"{what} is not known, and it could make it change {_shown(sample, top)}",
+            _TARGET_HINT,
+        )
+        yield _Hit(sample, glob, cmd, holes, reason)
+
+
+def _base(cmd: Command, cwd: str, holes: Sequence[Hole], root: Roots) -> str | None:
+    """The absolute directory ``cmd`` runs in, or ``None`` when the line moved somewhere
+    the guard cannot follow."""
+    if cmd.cwd is None:
+        return None
+    if not cmd.cwd:
+        return cwd
+    where = _fill(cmd.cwd, holes, root)
+    if HOLE_RE.search(where):
+        return None
+    return posixpath.normpath(posixpath.join(cwd, posixpath.expanduser(where)))
+
+
+def _fill(text: str, holes: Sequence[Hole], root: Roots) -> str:
+    """Fill what the guard can: environment variables it has, the project root, tokens."""
+    if HOLE_RE.search(text) is None:
+        return text
+
+    def one(m: Any) -> str:
+        k = hole_index(m.group())
+        hole = holes[k] if k < len(holes) else None
+        if hole is None:
+            return str(m.group())
+        if hole.kind == "env" and hole.env in os.environ:
+            return os.environ[hole.env]
+        if hole.kind == "root":
+            return root if isinstance(root, str) else root[0]
+        if hole.kind == "token":
+            return "x"
+        if hole.kind == "fd":
+            return "/dev/fd/63"
+        return str(m.group())
+
+    return HOLE_RE.sub(one, text)
+
+
+def computed_reason(cmd: Command, shown: str) -> str:
+    from .shell.deny import computed_reason as reason
+
+    return str(reason(cmd, shown))
+
+
+def _first(root: Roots) -> str:
+    return root if isinstance(root, str) else root[0]
 
 
 def _writes(spec: Any) -> bool:
@@ -213,13 +391,12 @@ def _writes(spec: Any) -> bool:
 
 
 def _expand(target: str, base: str) -> list[str]:
-    """The path as written (``~`` and ``$VAR`` expanded), plus what a glob in it matches now."""
+    """The path as written (``~`` expanded), plus what a glob in it matches now (as bash
+    would: hidden names only for a pattern that starts with ``.``)."""
     path = posixpath.expanduser(target)
-    if "$" in path:
-        path = os.path.expandvars(path)
     found = [path]
     if any(c in path for c in "*?["):
-        found.extend(_glob.glob(posixpath.join(base, path), include_hidden=True)[:1000])
+        found.extend(_glob.glob(posixpath.join(base, path))[:1000])
     return found
 
 
@@ -234,13 +411,18 @@ def _shown(path: str, cwd: str) -> str:
     return path
 
 
-def _display(cmd: Command) -> str:
+def _display(cmd: Command | None, holes: Sequence[Hole] = (), written: bool = True) -> str:
     import shlex
 
-    if not cmd.argv:
-        return "a redirection"
-    text = shlex.join(cmd.argv)
-    return repr(text if len(text) <= 120 else text[:117] + "...")
+    from .shell.deny import written_as
+    from .shell.records import show
+
+    if cmd is None or not cmd.argv:
+        text = "a redirection"
+    else:
+        text = show(shlex.join(cmd.argv), tuple(holes))
+        text = repr(text if len(text) <= 120 else text[:117] + "...")
+    return text + (written_as(cmd, text) if cmd is not None and written else "")
 
 
 protect_paths = ProtectPaths()

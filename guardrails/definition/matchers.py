@@ -192,7 +192,10 @@ class ArgRule:
             self._rel_re = compile_glob("/".join(segments), path=True)
 
     def _matches_path(self, value: str, cwd: str) -> bool:
-        path = normalize_path(value, cwd)
+        return self.matches_absolute(normalize_path(value, cwd), cwd)
+
+    def matches_absolute(self, path: str, cwd: str) -> bool:
+        """Does a path already absolute and normalised match (relative globs at ``cwd``)?"""
         if self._abs_re is not None:
             return self._abs_re.fullmatch(path) is not None
         anchor = _directory(cwd, self._ups)

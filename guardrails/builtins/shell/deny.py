@@ -1,282 +1,369 @@
 """The deny list: refuse shell commands by rules over the parsed, normalised commands.
 
 Matching parsed commands rather than the raw string means quoting, wrappers,
-nesting and flag order do not hide a command, and text that only mentions one
-(``echo "rm -rf /"``) is not refused.
+nesting, variables the line sets and flag order do not hide a command, and text
+that only mentions one (``echo "rm -rf /"``) is not refused. What the analyzer
+cannot see counts as the worst case (the ``opaque`` option): a command whose
+name, code or input is computed at run time, and a value a rule needs that is
+not known (``rm -rf "$X"`` could be ``rm -rf /``).
 """
 
 from __future__ import annotations
 
-import itertools
+import os
 import posixpath
-import re
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Final
 
 from ...results import HookResult
-from .classify import Command, classify, command_of
-from .programs.git import git_subcommand
+from .classify import Command, Intent, classify, command_of
+from .project import check_opaque, project_root
+from .rules import DEFAULT_DENY_RULES, Rule, has_paths, normalize_argv
+from .values import HOLE_RE, Hole, Opaque, hole_index
 
-__all__ = ["DEFAULT_DENY_RULES", "DenyCommands", "deny_commands", "normalize_argv"]
+__all__ = ["DEFAULT_DENY_RULES", "DenyCommands", "Verdict", "deny_commands", "normalize_argv"]
 
-_RM_LONG: Final = {"--recursive": "r", "--force": "f", "--dir": "d", "--verbose": ""}
-_RM_ORDER: Final = "rfd"
-
-
-def _is_glob(word: str) -> bool:
-    return any(c in word for c in "*?[{")
+#: what an unknown value is tried as: nothing, the filesystem root, the home directory
+_PROBES: Final = ("", "/", "~")
 
 
-def _norm_path(word: str) -> str:
-    """``/tmp/../`` -> ``/``, ``~/`` -> ``~``, ``${HOME}/x`` -> ``$HOME/x`` (lexical).
+class Verdict:
+    """Why a command is denied: the rule it breaks (``rule``, ``reason``, the commands),
+    and, when that rests on something the guard could not see, ``opaque``."""
 
-    The home directory, written any way (``~``, ``$HOME``, its absolute path), and
-    every folder above it but ``/`` become ``~``: deleting them deletes home.
-    """
-    if word.startswith("${HOME}"):
-        word = "$HOME" + word[7:]
-    home = posixpath.normpath(posixpath.expanduser("~"))
-    expanded = None
-    if word == "~" or word.startswith("~/"):
-        expanded = home + word[1:]
-    elif word == "$HOME" or word.startswith("$HOME/"):
-        expanded = home + word[5:]
-    elif word.startswith("/"):
-        expanded = word
-    if expanded is not None and home not in ("", "/", "~"):
-        resolved = "/" + posixpath.normpath(expanded).lstrip("/")
-        if resolved == "/":
-            return "/"
-        if resolved == home or home.startswith(resolved.rstrip("/") + "/"):
-            return "~"
-    if word.startswith(("/", "~", "$HOME", "./", "../")) or word in (".", ".."):
-        norm = posixpath.normpath(word)
-        return "/" + norm.lstrip("/") if norm.startswith("//") else norm
-    return word
+    __slots__ = ("commands", "opaque", "reason", "rule", "shown")
 
-
-def _norm_rm(args: list[str], pattern: bool) -> list[str]:
-    """One flag cluster in a fixed order (``-r -f``, ``-fr``, ``--recursive --force`` -> ``-rf``).
-
-    ``-R`` is ``-r``; ``-v``/``--verbose`` are dropped; options may follow
-    operands (GNU), so they are moved first; operand paths are normalised.
-    """
-    letters: set[str] = set()
-    opaque: list[str] = []
-    longs: list[str] = []
-    operands: list[str] = []
-    ended = False
-    for a in args:
-        a = a.replace("${HOME}", "$HOME")  # its braces are not a glob
-        if ended or a == "-" or not a.startswith("-"):
-            operands.append(a if _is_glob(a) else _norm_path(a))
-        elif a == "--":
-            ended = True
-        elif _is_glob(a):
-            opaque.append(a)
-        elif a.startswith("--"):
-            mapped = _RM_LONG.get(a.partition("=")[0])
-            if mapped is None:
-                longs.append(a)
-            elif mapped:
-                letters.add(mapped)
-        else:
-            letters.update("r" if ch == "R" else ch for ch in a[1:])
-    letters.discard("v")
-    order = sorted(letters, key=lambda c: (_RM_ORDER.find(c) if c in _RM_ORDER else 3, c))
-    cluster = ["-" + "".join(order)] if order else []
-    return [*cluster, *opaque, *sorted(longs), *operands]
-
-
-def _norm_git(args: list[str], pattern: bool) -> list[str]:
-    """Drop global options (``-C dir``, ``-c k=v``, ``--no-pager``).
-
-    For ``git push`` commands, short clusters are split and options put before
-    operands (``git push origin -uf`` -> ``git push -u -f origin``). Patterns
-    keep their order, so a standalone ``*`` stays where the author put it.
-    """
-    sub, rest = git_subcommand(args)
-    if not sub:
-        return list(args)
-    if sub == "push" and not pattern:
-        opts: list[str] = []
-        ops: list[str] = []
-        i = 0
-        while i < len(rest):
-            a = rest[i]
-            if a == "--":
-                ops.extend(rest[i + 1 :])
-                break
-            if a.startswith("--") or not a.startswith("-") or len(a) < 2:
-                (opts if a.startswith("--") else ops).append(a)
-            else:
-                for j, ch in enumerate(a[1:], 1):
-                    if ch == "o":  # -o <push-option>
-                        value = a[j + 1 :] or (rest[i + 1] if i + 1 < len(rest) else "")
-                        i += 0 if a[j + 1 :] else 1
-                        opts.extend(["-o", value])
-                        break
-                    opts.append("-" + ch)
-            i += 1
-        rest = [*opts, *ops]
-    return [sub, *rest]
-
-
-def _norm_recursive_first(args: list[str], pattern: bool) -> list[str]:
-    """chmod/chown/chgrp: ``-R``/``--recursive`` (also inside ``-vR``) moved to the front."""
-    out: list[str] = []
-    recursive = False
-    for a in args:
-        if a in ("-R", "--recursive"):
-            recursive = True
-        elif re.fullmatch(r"-[A-Za-z]*R[A-Za-z]*", a):
-            recursive = True
-            out.append(a.replace("R", ""))
-        else:
-            out.append(a if _is_glob(a) else _norm_path(a))
-    return ["-R", *out] if recursive else out
-
-
-_NORMALIZERS: Final[dict[str, Callable[[list[str], bool], list[str]]]] = {
-    "rm": _norm_rm,
-    "git": _norm_git,
-    "chmod": _norm_recursive_first,
-    "chown": _norm_recursive_first,
-    "chgrp": _norm_recursive_first,
-}
-
-
-def normalize_argv(argv: Sequence[str], *, pattern: bool = False) -> list[str]:
-    """The canonical words deny rules are matched against.
-
-    The program is its base name (``/bin/rm`` -> ``rm``); ``rm`` flags become
-    one ordered cluster, ``git`` loses its global options and ``git push``
-    lists options first, ``chmod``/``chown``/``chgrp`` put ``-R`` first. With
-    ``pattern=True`` the words are a rule's (globs are left as written).
-    """
-    if not argv:
-        return []
-    prog = posixpath.basename(argv[0]) or argv[0]
-    rest = list(argv[1:])
-    normalizer = _NORMALIZERS.get(prog)
-    return [prog, *(normalizer(rest, pattern) if normalizer else rest)]
-
-
-class _Rule:
-    """A deny rule compiled once: one glob per command of the pipeline it describes."""
-
-    __slots__ = ("parts", "reason", "source")
-
-    def __init__(self, source: str, reason: str | None) -> None:
-        from ...definition.matchers import split_alternatives
-        from ...errors import DefinitionError
-
-        self.source = source
+    def __init__(
+        self,
+        rule: str | None,
+        reason: str | None,
+        commands: list[Command],
+        shown: str,
+        opaque: Opaque | None = None,
+    ) -> None:
+        self.rule = rule
         self.reason = reason
-        try:
-            parts = [p.strip() for p in split_alternatives(source)]
-            if not all(parts):
-                raise ValueError("an empty command beside '|'")
-            self.parts = [self._compile(p) for p in parts]
-        except DefinitionError as exc:
-            raise ValueError(exc.message) from None
+        self.commands = commands
+        self.shown = shown
+        self.opaque = opaque
 
-    @staticmethod
-    def _compile(part: str) -> re.Pattern[str]:
-        """A standalone ``*`` word also matches no word (``git push * -f`` matches
-        ``git push -f``): every way of dropping such words is one alternative."""
-        from ...definition.matchers import compile_glob
 
-        words = normalize_argv(part.split(), pattern=True)
-        stars = [i for i, w in enumerate(words) if w == "*"]
-        if len(stars) > 6:
-            raise ValueError("at most 6 standalone '*' words")
-        variants: set[str] = set()
-        for count in range(len(stars) + 1):
-            for dropped in itertools.combinations(stars, count):
-                kept = [w for i, w in enumerate(words) if i not in dropped]
-                if kept:
-                    variants.add(" ".join(kept))
-        return re.compile("|".join(compile_glob(v).pattern for v in sorted(variants)))
+class DenyCommands:
+    """Deny shell commands that match deny rules, however they are spelled.
 
-    def match(self, commands: Sequence[Command], texts: Sequence[str]) -> list[Command] | None:
-        """The commands this rule matches (one, or a run of one pipeline), or ``None``."""
-        if len(self.parts) == 1:
-            regex = self.parts[0]
-            for cmd, text in zip(commands, texts, strict=True):
-                if text and regex.fullmatch(text):
-                    return [cmd]
+    A rule is a glob over one parsed, normalised command: its words (quotes
+    removed, env prefixes and wrappers like ``sudo``/``env``/``nohup``/
+    ``timeout`` peeled, the program's base name) joined by single spaces, and
+    it must match the whole command. ``*`` matches any characters, spaces
+    included; a ``*`` standing alone as a word also matches no word at all.
+    ``|`` separates the commands of a pipeline rule (``curl * | sh``), matched
+    against a command and those whose output it reads or runs (a pipe, a
+    ``<(...)``, a ``$(...)`` it executes, a file the line downloaded and runs).
+    Rules also see the commands inside ``bash -c``/``eval``/``source``,
+    subshells, ``$(...)``, backticks, ``xargs``, ``find -exec``, ``trap``, and
+    the shell commands, deletes and downloads in inline interpreter code
+    (``python -c``, ``node -e``, ``perl -e``, ``awk``). A rule is a string or
+    ``{rule, reason}``.
+
+    ``rules=None`` uses ``DEFAULT_DENY_RULES``; a list replaces them unless
+    ``include_defaults=True``. ``hint`` replaces the default advice. ``opaque``
+    (``deny``, the default; ``ask``; ``allow``) is the answer when the guard
+    cannot see whether a command breaks a rule: its name, its code or its input
+    is computed at run time, a value a rule needs is unknown, an unknown program
+    may run a command that breaks one, or the line does not parse.
+    """
+
+    hook_name = "deny_commands"
+    DEFAULT_RULES = DEFAULT_DENY_RULES
+
+    def __init__(
+        self,
+        rules: Sequence[str | dict[str, str]] | None = None,
+        *,
+        include_defaults: bool = False,
+        hint: str | None = None,
+        opaque: str = "deny",
+    ) -> None:
+        if not isinstance(include_defaults, bool):
+            raise TypeError(f"include_defaults must be true or false, got {include_defaults!r}")
+        if hint is not None and not isinstance(hint, str):
+            raise TypeError(f"hint must be a string, got {type(hint).__name__}")
+        self.opaque = check_opaque(opaque)
+        self.rules: list[Rule] = []
+        if rules is None or include_defaults:
+            self.rules.extend(_rules_from(DEFAULT_DENY_RULES, "rules"))
+        if rules is not None:
+            self.rules.extend(_rules_from(rules, "rules"))
+        self.custom_hint = hint
+        self.hint = _DEFAULT_HINT if hint is None else hint
+        self._by_program: dict[str, frozenset[int]] = {}
+
+    def check(self, command: str) -> tuple[str, str | None, list[Command]] | None:
+        """The first rule ``command`` plainly breaks: ``(rule, reason, commands)``, or ``None``.
+
+        Only what the command shows counts here; ``verdict`` also answers for
+        what it hides.
+        """
+        found = self.verdict(command)
+        if found is None or found.opaque is not None or found.rule is None:
             return None
-        pipelines: dict[int, list[int]] = {}
-        for idx, cmd in enumerate(commands):
-            pipelines.setdefault(cmd.pipeline, []).append(idx)
-        for members in pipelines.values():
-            # in order, not necessarily adjacent: `curl x | tee f | sh` still feeds sh
-            found: list[Command] = []
-            for m in members:
-                if self.parts[len(found)].fullmatch(texts[m]):
-                    found.append(commands[m])
-                    if len(found) == len(self.parts):
-                        return found
+        return found.rule, found.reason, found.commands
+
+    def verdict(
+        self, command: str, cwd: str | None = None, root: str | None = None
+    ) -> Verdict | None:
+        """Why ``command`` (run in ``cwd``, in the project at ``root``) is denied, or ``None``.
+
+        A rule it plainly breaks comes first; otherwise the first thing the guard
+        cannot see (whatever the ``opaque`` option says about it).
+        """
+        intent = classify(command)
+        commands = intent.commands
+        texts, probed = _texts(intent, cwd, root)
+        inputs = [c.inputs for c in commands]
+        hidden: Verdict | None = None
+        # (rule, command) pairs whose program fits, in rule order: the first rule broken wins
+        pairs = sorted(
+            (k, i) for i, t in enumerate(texts) for k in self._rules_for(t[0].partition(" ")[0])
+        )
+        for k, i in pairs:
+            rule = self.rules[k]
+            hit = rule.match_at(i, texts, inputs)
+            if hit is not None:
+                hit_cmds = [commands[j] for j in hit]
+                shown = " | ".join(_display(c, intent) for c in hit_cmds)
+                speculative = any(c.speculative for c in hit_cmds)
+                computed = next((c for c in hit_cmds if c.written), None)
+                if not speculative and computed is None:
+                    return Verdict(rule.source, rule.reason, hit_cmds, shown)
+                if hidden is None:
+                    if computed is None or speculative:
+                        reason = _speculation(intent, hit_cmds[-1], shown)
+                    else:
+                        reason = computed_reason(computed, _display(computed, intent, False))
+                    hidden = Verdict(rule.source, rule.reason, hit_cmds, shown, reason)
+            elif hidden is None and probed[i]:
+                hidden = _probe_hit(rule, i, intent, probed[i], inputs, texts)
+        if hidden is not None:
+            return hidden
+        for reason in intent.opaque:
+            return Verdict(None, None, [], command.strip()[:120], reason)
+        for cmd in commands:
+            if cmd.opaque and not cmd.speculative:
+                return Verdict(None, None, [cmd], _display(cmd, intent), cmd.opaque[0])
         return None
 
+    def _rules_for(self, program: str) -> frozenset[int]:
+        """The rules (indexes) whose last command could be ``program`` (remembered)."""
+        known = self._by_program.get(program)
+        if known is None:
+            known = frozenset(
+                k
+                for k, rule in enumerate(self.rules)
+                if rule.heads[-1] is None or rule.heads[-1].fullmatch(program)
+            )
+            if len(self._by_program) < 2048:
+                self._by_program[program] = known
+        return known
 
-#: the ready ``deny_commands`` rules: irreversible damage to the machine, the home
-#: directory or shared history, and running a downloaded script unseen
-DEFAULT_DENY_RULES: Final[tuple[dict[str, str], ...]] = (
-    {"rule": "rm -r* {/,/[*]}{, *}", "reason": "recursive delete of the filesystem root"},
-    {
-        "rule": "rm -r* {~,~/[*],$HOME,$HOME/[*]}{, *}",
-        "reason": "recursive delete of the home directory",
-    },
-    {
-        "rule": "rm -r* /{bin,boot,dev,etc,home,lib,lib32,lib64,opt,proc,root,sbin,srv,sys,usr,"
-        "var,Applications,Library,System,Users,Volumes}{,/[*]}{, *}",
-        "reason": "recursive delete of a system directory",
-    },
-    {
-        "rule": "ch{mod,own,grp} -R * {/,/[*]}{, *}",
-        "reason": "recursive permission change of the whole filesystem",
-    },
-    {"rule": "chmod -R 777 *", "reason": "makes a whole tree world-writable"},
-    {"rule": "mkfs*", "reason": "formats a filesystem"},
-    {
-        "rule": "dd * of=/dev/{sd,hd,vd,xvd,nvme,mmcblk,disk,rdisk}*",
-        "reason": "overwrites a disk device",
-    },
-    {
-        "rule": "{curl,wget} * | {sh,bash,zsh,dash,ksh,fish}{, *}",
-        "reason": "runs a downloaded script without review",
-    },
-    {"rule": "git push * --force{, *}", "reason": "force-push rewrites shared history"},
-    {"rule": "git push * -f{, *}", "reason": "force-push rewrites shared history"},
-    {"rule": "git push * +*", "reason": "a +refspec force-pushes"},
-    {
-        "rule": "{shutdown,reboot,halt,poweroff}{, *}",
-        "reason": "powers off or restarts the machine",
-    },
-    {
-        "rule": "systemctl {poweroff,reboot,halt,kexec}{, *}",
-        "reason": "powers off or restarts the machine",
-    },
-    {"rule": "kill * -1", "reason": "signals every process you may signal"},
-    {"rule": "mv * /dev/null", "reason": "replaces /dev/null"},
+    def __call__(self, event: Any, ctx: Any) -> HookResult | None:
+        command = command_of(event, ctx)
+        if command is None:
+            return None
+        cwd = getattr(event, "cwd", None) or None
+        dynamic = "$(" in command or "`" in command
+        root = project_root(event, ctx) if cwd and dynamic else None  # for a root hole
+        found = self.verdict(command, cwd, root)
+        if found is None:
+            return None
+        if found.opaque is None:
+            why = f" ({found.reason})" if found.reason else ""
+            return HookResult.deny(
+                f"Command denied by rule {found.rule!r}{why}: {found.shown}", hint=self.hint
+            )
+        if self.opaque == "allow":
+            return None
+        rule = f" (rule {found.rule!r}: {found.reason})" if found.rule and found.reason else ""
+        reason = f"Command {'denied' if self.opaque == 'deny' else 'needs approval'}: " + (
+            f"the guard cannot see all of what it would run: {found.opaque}{rule}."
+        )
+        hint = found.opaque.hint + (" " + self.custom_hint if self.custom_hint else "")
+        if self.opaque == "ask":
+            return HookResult.ask(f"{reason}\n{hint}")
+        return HookResult.deny(reason, hint=hint)
+
+
+def _display(cmd: Command, intent: Intent, written: bool = True) -> str:
+    """The command as it would run, with where it comes from when that reads differently."""
+    from .records import show
+
+    text = show(shlex.join(cmd.argv), intent.holes) if cmd.argv else "a redirection"
+    if cmd.via:
+        text += f" ({cmd.via})"
+    if cmd.cwd and has_paths(cmd.argv):
+        text += f" (in {show(cmd.cwd, intent.holes)})"
+    return text + written_as(cmd, text) if written else text
+
+
+def written_as(cmd: Command, shown: str) -> str:
+    """`` (written `...`)`` when the command's words are computed, decoded or built by
+    code on the line (``Command.written`` is set only then)."""
+    written = " ".join(cmd.written.split())
+    if not written or written == " ".join(shown.split()):
+        return ""
+    return f" (written `{written if len(written) <= 100 else written[:97] + '...'}`)"
+
+
+def _speculation(intent: Intent, cmd: Command, shown: str) -> Opaque:
+    from . import opaque as why
+
+    owner = next(
+        (c for c in intent.commands if not c.speculative and c.argv and c.kinds == {"unknown"}),
+        None,
+    )
+    program = owner.program if owner is not None else "a program"
+    return why.unknown_wrapper(f"`{program}`", shown)
+
+
+def computed_reason(cmd: Command, shown: str) -> Opaque:
+    """A command the line builds at run time (from variables it sets, substitutions,
+    decoded text, interpreter code): the guard worked it out, but it is not written out."""
+    written = " ".join(cmd.written.split())
+    written = written if len(written) <= 100 else written[:97] + "..."
+    return Opaque(
+        f"`{written}` builds the command at run time; worked out, it is {shown}", _COMPUTED_HINT
+    )
+
+
+def _resolved_cwd(
+    cmd: Command, cwd: str | None, holes: tuple[Hole, ...], root: str | None
+) -> str | None:
+    """The absolute directory ``cmd`` runs in (``None``: not known)."""
+    if cmd.cwd is None:
+        return None
+    base = _fixed(cmd.cwd, holes, root) if HOLE_RE.search(cmd.cwd) else cmd.cwd
+    if HOLE_RE.search(base):
+        return None
+    if not base:
+        return cwd
+    if base.startswith("/"):
+        return base
+    if base.startswith("~"):
+        return posixpath.expanduser(base)
+    return posixpath.join(cwd, base) if cwd else None
+
+
+#: a guess at an unknown: (what was unknown, the command's text with the guess, the guess)
+_Try = tuple[str, str, str]
+
+
+def _texts(
+    intent: Intent, cwd: str | None, root: str | None
+) -> tuple[list[list[str]], list[list[_Try]]]:
+    """Per command: the texts rules are matched against, and guesses at its unknowns."""
+    holes = intent.holes
+    texts: list[list[str]] = []
+    probed: list[list[_Try]] = []
+    for cmd in intent.commands:
+        known = not holes or not any(HOLE_RE.search(w) for w in cmd.argv)
+        if known and not has_paths(cmd.argv):  # most commands: their words, nothing to resolve
+            texts.append([" ".join(normalize_argv(cmd.argv))])
+            probed.append([])
+            continue
+        where = _resolved_cwd(cmd, cwd, holes, root)
+        argv = [_fixed(w, holes, root) for w in cmd.argv]
+        found = [" ".join(normalize_argv(argv))]
+        paths = has_paths(argv)
+        if paths and where is not None:
+            found.append(" ".join(normalize_argv(argv, cwd=where)))
+        tries: list[_Try] = []
+        unknown = [holes[hole_index(c)] for w in argv for c in HOLE_RE.findall(w)]
+        if unknown:
+            for value in _PROBES:
+                guess = [HOLE_RE.sub(value, w) for w in argv]
+                text = " ".join(normalize_argv(guess, cwd=where))
+                tries.append((f"the value of `{unknown[0].text}`", text, value))
+        if paths and where is None:
+            plain = [HOLE_RE.sub("", w) for w in argv]
+            for value in ("/", posixpath.expanduser("~")):
+                text = " ".join(normalize_argv(plain, cwd=value))
+                tries.append(("the directory it runs in", text, value))
+        texts.append(found)
+        probed.append(tries)
+    return texts, probed
+
+
+def _fixed(word: str, holes: tuple[Hole, ...], root: str | None) -> str:
+    """A word with the holes the guard can fill in filled: environment variables it
+    has, paths a listing prints (``*``), harmless tokens, the project root."""
+    if HOLE_RE.search(word) is None:
+        return word
+
+    def fill(m: Any) -> str:
+        hole = holes[hole_index(m.group())]
+        if hole.kind == "env" and hole.env in os.environ:
+            return os.environ[hole.env]
+        if hole.kind == "paths":
+            return "*"
+        if hole.kind == "token":
+            return "x"
+        if hole.kind == "root" and root:
+            return root
+        if hole.kind == "fd":
+            return "/dev/fd/63"
+        return str(m.group())
+
+    return HOLE_RE.sub(fill, word)
+
+
+def _probe_hit(
+    rule: Rule,
+    i: int,
+    intent: Intent,
+    tries: list[_Try],
+    inputs: list[tuple[int, ...]],
+    texts: list[list[str]],
+) -> Verdict | None:
+    cmd = intent.commands[i]
+    last = len(rule.parts) - 1
+    for what, text, value in tries:
+        if not rule.matches(last, (text,)):
+            continue
+        trial = list(texts)
+        trial[i] = [text]
+        if rule.match_at(i, trial, inputs) is None:
+            continue
+        shown = _display(cmd, intent)
+        reason = Opaque(
+            f"{what} is not known; if it were `{value or '(empty)'}` the command would be `{text}`",
+            _TARGET_HINT,
+        )
+        return Verdict(rule.source, rule.reason, [cmd], shown, reason)
+    return None
+
+
+_COMPUTED_HINT: Final = (
+    "Write the command out as it would run (program, options and paths spelled out), "
+    "without variables, substitutions or code that build it."
 )
-
+_TARGET_HINT: Final = (
+    "Write the path plainly in the command (no variable, substitution or `cd` the guard "
+    "cannot follow in front of it), so the guard can see what it deletes or changes."
+)
 _DEFAULT_HINT: Final = (
     "This command is on the deny list because its damage cannot be undone. Do not retry it or "
     "a variant of it; if it is really needed, stop and ask the user to run it."
 )
 
 
-def _rules_from(value: Any, name: str) -> list[_Rule]:
+def _rules_from(value: Any, name: str) -> list[Rule]:
     if isinstance(value, str | bytes | dict) or not isinstance(value, list | tuple):
         raise TypeError(
             f"{name} must be a list of command globs or {{rule, reason}} mappings, "
             f"got {type(value).__name__}"
         )
-    rules: list[_Rule] = []
+    rules: list[Rule] = []
     for i, item in enumerate(value):
         where = f"{name}[{i}]"
         reason: Any = None
@@ -292,74 +379,10 @@ def _rules_from(value: Any, name: str) -> list[_Rule]:
         if not isinstance(source, str) or not source.strip():
             raise ValueError(f"{where}: a rule must be a non-empty string, got {source!r}")
         try:
-            rules.append(_Rule(" ".join(source.split()), reason))
+            rules.append(Rule(" ".join(source.split()), reason))
         except ValueError as exc:
             raise ValueError(f"{where} {source!r}: {exc}") from None
     return rules
-
-
-class DenyCommands:
-    """Deny shell commands that match deny rules, however they are spelled.
-
-    A rule is a glob over one parsed, normalised command: its words (quotes
-    removed, env prefixes and wrappers like ``sudo``/``env``/``nohup``/
-    ``timeout`` peeled, the program's base name) joined by single spaces, and
-    it must match the whole command. ``*`` matches any characters, spaces
-    included; a ``*`` standing alone as a word also matches no word at all.
-    ``|`` separates the commands of a pipeline rule (``curl * | sh``), matched
-    in order against the commands of one pipeline (others may stand between).
-    Rules also see the commands inside ``bash -c``/``sh -c``/``eval``,
-    subshells, ``$(...)``, backticks, ``xargs`` and ``find -exec``. A rule is a
-    string or ``{rule, reason}``.
-
-    ``rules=None`` uses ``DEFAULT_DENY_RULES``; a list replaces them unless
-    ``include_defaults=True``. ``hint`` replaces the default advice. This is a
-    guard rail against accidents, not a sandbox: a command built at run time
-    (``$cmd``, ``python -c``) is not seen.
-    """
-
-    hook_name = "deny_commands"
-    DEFAULT_RULES = DEFAULT_DENY_RULES
-
-    def __init__(
-        self,
-        rules: Sequence[str | dict[str, str]] | None = None,
-        *,
-        include_defaults: bool = False,
-        hint: str | None = None,
-    ) -> None:
-        if not isinstance(include_defaults, bool):
-            raise TypeError(f"include_defaults must be true or false, got {include_defaults!r}")
-        if hint is not None and not isinstance(hint, str):
-            raise TypeError(f"hint must be a string, got {type(hint).__name__}")
-        self.rules: list[_Rule] = []
-        if rules is None or include_defaults:
-            self.rules.extend(_rules_from(DEFAULT_DENY_RULES, "rules"))
-        if rules is not None:
-            self.rules.extend(_rules_from(rules, "rules"))
-        self.hint = _DEFAULT_HINT if hint is None else hint
-
-    def check(self, command: str) -> tuple[str, str | None, list[Command]] | None:
-        """The first rule ``command`` breaks: ``(rule, reason, commands)``, or ``None``."""
-        commands = classify(command).commands
-        texts = [" ".join(normalize_argv(c.argv)) for c in commands]
-        for rule in self.rules:
-            hit = rule.match(commands, texts)
-            if hit is not None:
-                return rule.source, rule.reason, hit
-        return None
-
-    def __call__(self, event: Any, ctx: Any) -> HookResult | None:
-        command = command_of(event, ctx)
-        if command is None:
-            return None
-        found = self.check(command)
-        if found is None:
-            return None
-        rule, reason, hit = found
-        shown = " | ".join(shlex.join(c.argv) for c in hit)
-        why = f" ({reason})" if reason else ""
-        return HookResult.deny(f"Command denied by rule {rule!r}{why}: {shown}", hint=self.hint)
 
 
 deny_commands = DenyCommands()

@@ -124,8 +124,18 @@ def first(ops: Sequence[str]) -> str:
     return ops[0] if ops else ""
 
 
+_VERSIONED = re.compile(r"(python|pip|pypy|pydoc)[0-9.]*")
+_NAMES: dict[str, str] = {}
+
+
 def program_name(word: str) -> str:
     """The program name used for lookups: base name, ``python3.12`` -> ``python``."""
+    known = _NAMES.get(word)
+    if known is not None:
+        return known
     name = posixpath.basename(word) or word
-    m = re.fullmatch(r"(python|pip|pypy|pydoc)[0-9.]*", name)
-    return m.group(1) if m else name
+    m = _VERSIONED.fullmatch(name)
+    name = m.group(1) if m else name
+    if len(_NAMES) < 4096:
+        _NAMES[word] = name
+    return name

@@ -15,7 +15,7 @@ from typing import Final
 
 from .options import has_opt, opt_value, program_name, split_opts, subcommand, word_set
 
-__all__ = ["drop_assignments", "unwrap"]
+__all__ = ["Peel", "drop_assignments", "unwrap", "wrapping"]
 
 _ASSIGN_RE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 
@@ -93,13 +93,6 @@ def _peel_command(args: list[str]) -> list[str] | None:
     return ops
 
 
-def _peel_xargs(args: list[str]) -> list[str]:
-    long_arg = word_set(
-        "--arg-file --delimiter --max-args --max-procs --max-chars --process-slot-var"
-    )
-    return _peeler("adEILnPs", long_arg, attached="eil")(args) or ["echo"]
-
-
 def _peel_watch(args: list[str]) -> list[str] | str:
     opts, ops = split_opts(args, "nq", ("--interval", "--equexit"), first_operand_ends=True)
     if has_opt(opts, "-x --exec"):
@@ -164,6 +157,53 @@ def _peel_uv(args: list[str]) -> list[str] | str | None:
 
 _CONDA_RUN: Final = _peeler("np", ("--name", "--prefix", "--cwd"))
 
+
+def _peel_flock(args: list[str]) -> list[str] | str:
+    opts, ops = split_opts(
+        args,
+        "wEc",
+        ("--timeout", "--wait", "--conflict-exit-code", "--command"),
+        first_operand_ends=True,
+    )
+    script = opt_value(opts, "-c --command")
+    if script is not None:
+        return script
+    if len(ops) > 1 and ops[1] in ("-c", "--command"):
+        return " ".join(ops[2:])
+    return ops[1:]
+
+
+def _peel_script(args: list[str]) -> list[str] | str:
+    opts, _ = split_opts(args, "cEIOTBt", ("--command", "--log-in", "--log-out", "--echo"))
+    script = opt_value(opts, "-c --command")
+    return script if script is not None else []
+
+
+def _peel_parallel(args: list[str]) -> list[str] | str:
+    """``parallel CMD ::: ARGS``: the command with its inputs appended (one run each)."""
+    cut = next((k for k, a in enumerate(args) if a in (":::", "::::", ":::+")), len(args))
+    cmd = _peeler("jSXEIdN", ("--jobs", "--sshlogin", "--delimiter", "--colsep"))(args[:cut])
+    return [*cmd, *args[cut + 1 :]] if cmd else []
+
+
+def _peel_taskset(args: list[str]) -> list[str]:
+    if any(a in ("-p", "--pid") or (a.startswith("-") and "p" in a[1:]) for a in args[:2]):
+        return []
+    return _peeler(positional=1)(args)
+
+
+def _peel_nodemon(args: list[str]) -> list[str] | str:
+    opts, _ = split_opts(args, "xwei", ("--exec", "--watch", "--ext", "--ignore"))
+    script = opt_value(opts, "-x --exec")
+    return script if script is not None else []
+
+
+def _peel_nix_shell(args: list[str]) -> list[str] | str:
+    opts, _ = split_opts(args, "pIA", ("--run", "--command", "--packages", "--attr"))
+    script = opt_value(opts, "--run --command")
+    return script if script is not None else []
+
+
 #: program -> how to find the command it runs (``None`` from the peeler: not a wrapper use)
 _WRAPPERS: Final[dict[str, _Peel]] = {
     "sudo": _peeler(
@@ -194,7 +234,6 @@ _WRAPPERS: Final[dict[str, _Peel]] = {
     "proxychains4": _peeler("f"),
     "torsocks": _peeler("uapP"),
     "fakeroot": _peeler("lsi"),
-    "xargs": _peel_xargs,
     "watch": _peel_watch,
     "su": _peel_su,
     "runuser": _peel_runuser,
@@ -213,14 +252,84 @@ _WRAPPERS: Final[dict[str, _Peel]] = {
     "pdm": _peel_subcommand("run", _peeler()),
     "pipenv": _peel_subcommand("run", _peeler()),
     "bundle": _peel_subcommand("exec", _peeler()),
+    "chroot": _peeler("", ("--userspec", "--groups"), positional=1),
+    "flock": _peel_flock,
+    "nsenter": _peeler("tSGw", ("--target", "--setuid", "--setgid", "--wd", "--root", "--wdns")),
+    "unshare": _peeler("", ("--map-user", "--map-group", "--propagation", "--setgroups")),
+    "firejail": _peeler(),
+    "systemd-run": _peeler(
+        "pEu",
+        word_set(
+            """--unit --property --setenv --uid --gid --working-directory --description
+            --slice --nice --on-calendar --on-active --machine --host"""
+        ),
+    ),
+    "setpriv": _peeler(
+        "", word_set("--reuid --regid --groups --inh-caps --bounding-set --securebits")
+    ),
+    "sg": lambda args: " ".join(a for a in args[1:] if a != "-c") if len(args) > 1 else [],
+    "script": _peel_script,
+    "parallel": _peel_parallel,
+    "sem": _peel_parallel,
+    "taskset": _peel_taskset,
+    "numactl": _peeler("CNmpil", word_set("--cpunodebind --membind --physcpubind --preferred")),
+    "strace": _peeler("oepPsSuEIXab", word_set("--output --expr --attach --user --env")),
+    "ltrace": _peeler("oepuSanl", word_set("--output --library")),
+    "valgrind": _peeler(),
+    "xvfb-run": _peeler("nsfe", word_set("--server-num --server-args --auth-file --error-file")),
+    "dbus-run-session": _peeler("", ("--config-file", "--dbus-daemon")),
+    "pkexec": _peeler("", ("--user",)),
+    "run0": _peeler("", word_set("--user --group --unit --property --chdir --setenv --nice")),
+    "catchsegv": _peeler(),
+    "tini": _peeler("slpeg"),
+    "dumb-init": _peeler(),
+    "chpst": _peeler("ugUbnlmdofcprt"),
+    "setuidgid": _peeler(positional=1),
+    "s6-setuidgid": _peeler(positional=1),
+    "envchain": _peeler(positional=1),
+    "chrt": _peeler("T", ("--sched-runtime", "--sched-period", "--sched-deadline"), positional=1),
+    "cgexec": _peeler("g"),
+    "faketime": _peeler("fm", positional=1),
+    "eatmydata": _peeler(),
+    "nocache": _peeler(),
+    "trickle": _peeler("udwtl"),
+    "torify": _peeler(),
+    "tsocks": _peeler(),
+    "cpulimit": _peeler("lpe", ("--limit", "--pid", "--exe")),
+    "systemd-inhibit": _peeler("", ("--what", "--who", "--why", "--mode")),
+    "proot": _peeler("rbwq", ("--rootfs", "--bind", "--cwd")),
+    "ssh-agent": _peeler("aEPt"),
+    "dbus-launch": _peeler(),
+    "prlimit": _peeler("p", ("--pid",)),
+    "entr": _peeler(),
+    "watchexec": _peeler(
+        "wedfi", word_set("--watch --exts --debounce --filter --ignore --shell --signal")
+    ),
+    "nodemon": _peel_nodemon,
+    "nix-shell": _peel_nix_shell,
+    "op": _peel_subcommand("run", _peeler("", ("--env-file",))),
+    "doppler": _peel_subcommand("run", _peeler("pc", ("--project", "--config", "--command"))),
+    "infisical": _peel_subcommand("run", _peeler("", ("--env", "--path", "--projectId"))),
+    "dotenvx": _peel_subcommand("run", _peeler("f", ("--env-file",))),
+    "dotenv": _peeler("ecv", ("--env-file",)),
+    "aws-vault": _peel_subcommand("exec", _peeler("d", ("--duration",), positional=1)),
+    "hatch": _peel_subcommand("run", _peeler()),
+    "rye": _peel_subcommand("run", _peeler()),
+    "pixi": _peel_subcommand("run", _peeler("e", ("--environment", "--manifest-path"))),
+    "devbox": _peel_subcommand("run", _peeler()),
+    "mise": _peel_subcommand("exec x", _peeler()),
+    "rtx": _peel_subcommand("exec x", _peeler()),
+    "asdf": _peel_subcommand("exec", _peeler()),
+    **dict.fromkeys(word_set("pyenv rbenv nodenv goenv jenv"), _peel_subcommand("exec", _peeler())),
     "conda": _peel_subcommand("run", _CONDA_RUN),
     "mamba": _peel_subcommand("run", _CONDA_RUN),
     "micromamba": _peel_subcommand("run", _CONDA_RUN),
 }
 
 
-def _shell_script(args: list[str]) -> tuple[str | None, bool]:
-    """For ``bash ARGS``: (the ``-c`` script, or None; whether the shell reads stdin)."""
+def _shell_code(args: list[str]) -> tuple[str, str, list[str]]:
+    """For ``bash ARGS``: ``(kind, script or file, positional)`` with kind ``script``
+    (``-c``), ``file`` (a script file) or ``stdin`` (no file: it reads its input)."""
     i, n = 0, len(args)
     has_c = from_stdin = False
     while i < n:
@@ -239,8 +348,10 @@ def _shell_script(args: list[str]) -> tuple[str | None, bool]:
             continue
         break
     if has_c:
-        return (args[i] if i < n else ""), False
-    return None, from_stdin or i >= n
+        return "script", (args[i] if i < n else ""), args[i + 1 :]
+    if from_stdin or i >= n:
+        return "stdin", "", ["bash", *args[i:]]
+    return "file", args[i], args[i:]
 
 
 def drop_assignments(words: list[str]) -> list[str]:
@@ -251,37 +362,150 @@ def drop_assignments(words: list[str]) -> list[str]:
     return words[i:]
 
 
-def unwrap(argv: list[str], stdin: str | None) -> tuple[list[str], str | None]:
-    """Peel wrappers off ``argv``: ``(the command that runs, None)``, or ``([], script)``.
+class Peel:
+    """What runs once wrappers are peeled off a command.
 
-    ``stdin`` is the here-document or here-string fed to the command (a shell
-    reading it runs it). A wrapper used alone (``sudo -l``, ``env``) is returned
-    as the command.
+    ``argv``: the command (for code, the program that runs it: ``bash -c ...``);
+    ``code``: ``None`` for a plain command, else ``script`` (``script`` is the
+    text: ``-c``, ``eval``, ``trap``, ``su -c``), ``file`` (``script`` names the
+    file: ``bash f``, ``source f``) or ``stdin`` (a shell reading its input);
+    ``args``: the positional parameters ``$0``, ``$1``... of that code;
+    ``cwd``: a directory a wrapper runs the command in (``env -C``, ``sudo -D``);
+    ``xargs``: for ``xargs``, its replace string (``""``: items are appended);
+    ``chain``: the wrappers peeled, outermost first; ``env``: the ``NAME=VALUE``
+    words an ``env``/``sudo`` gave the command.
     """
+
+    __slots__ = ("args", "argv", "chain", "code", "cwd", "env", "script", "xargs")
+
+    def __init__(self, argv: list[str]) -> None:
+        self.argv = argv
+        self.code: str | None = None
+        self.script = ""
+        self.args: list[str] | None = None
+        self.cwd: str | None = None
+        self.xargs: str | None = None
+        self.chain: list[str] = []
+        self.env: list[str] = []
+
+
+def _xargs(args: list[str], peel: Peel) -> list[str]:
+    long_arg = word_set(
+        """--arg-file --delimiter --max-args --max-procs --max-chars --process-slot-var
+        --max-lines --eof"""
+    )
+    opts, ops = split_opts(args, "adEILnPs", long_arg, attached="eil", first_operand_ends=True)
+    repl = opt_value(opts, "-I --replace -i")
+    if repl is None and has_opt(opts, "-i --replace"):
+        repl = "{}"
+    peel.xargs = repl or ""
+    return ops or ["echo"]
+
+
+def _trap(args: list[str]) -> str | None:
+    _, ops = split_opts(args)
+    if len(ops) < 2 or ops[0] in ("-", ""):
+        return None
+    return ops[0]
+
+
+def _alias(args: list[str]) -> str | None:
+    values = [a.partition("=")[2] for a in args if "=" in a]
+    return "\n".join(values) if values else None
+
+
+#: programs ``unwrap`` may peel or read code from (anything else is returned as it is)
+def wrapping() -> frozenset[str]:
+    return frozenset({*_WRAPPERS, *_SHELLS, "eval", "source", ".", "trap", "alias", "xargs",
+                      "at", "batch"})  # fmt: skip
+
+
+def unwrap(argv: list[str]) -> Peel:
+    """Peel wrappers off ``argv``: the command that really runs, or the code it runs.
+
+    A wrapper used alone (``sudo -l``, ``env``) is returned as the command.
+    """
+    peel = Peel(argv)
     for _ in range(32):
         if not argv:
             break
         prog = program_name(argv[0])
-        script: str | None = None
         if prog in _SHELLS:
-            script, reads_stdin = _shell_script(argv[1:])
-            if script is None and not (reads_stdin and stdin is not None):
-                break  # a script file, or an interactive shell: unknown
-            if script is None:
-                script = stdin
-        elif prog == "eval":
+            peel.code, peel.script, peel.args = _shell_code(argv[1:])
+            break
+        script: str | None = None
+        if prog == "eval":
             script = " ".join(argv[1:])
-        else:
-            peel = _WRAPPERS.get(prog)
-            rest = peel(argv[1:]) if peel is not None else None
-            if rest is None:
+        elif prog in ("source", ".") and len(argv) > 1:
+            rest = argv[2:] if argv[1] == "--" else argv[1:]
+            if rest:
+                peel.code, peel.script, peel.args = "file", rest[0], rest
                 break
-            if isinstance(rest, str):
-                script = rest
-            elif not rest:
+        elif prog == "trap":
+            script = _trap(argv[1:])
+            if script is None:
+                break
+        elif prog == "alias":
+            script = _alias(argv[1:])
+            if script is None:
+                break
+        elif prog == "xargs":  # its items are filled in first: the rest is peeled after
+            peel.chain.append(argv[0])
+            argv = _xargs(argv[1:], peel)
+            break
+        elif prog in ("at", "batch"):  # runs the commands it reads, later
+            opts, _ = split_opts(argv[1:], "qfbt", ())
+            file = opt_value(opts, "-f")
+            peel.code, peel.script = ("file", file) if file else ("stdin", "")
+            break
+        else:
+            wrapper = _WRAPPERS.get(prog)
+            peeled = wrapper(argv[1:]) if wrapper is not None else None
+            if peeled is None:
+                break
+            if isinstance(peeled, str):
+                script = peeled
+            elif not peeled:
+                if _login_shell(prog, argv[1:]):  # ``sudo -s``, ``su``: a shell reading input
+                    peel.code = "stdin"
                 break  # the wrapper alone (``sudo -l``, ``env``): classified itself
             else:
-                argv = rest
+                if prog in ("env", "sudo", "doas"):
+                    skipped = argv[1 : len(argv) - len(peeled)]
+                    peel.env.extend(w for w in skipped if _ASSIGN_RE.match(w))
+                moved = _chdir(prog, argv[1:])
+                if moved is not None:
+                    peel.cwd = moved
+                peel.chain.append(argv[0])
+                argv = peeled
                 continue
-        return [], script or ""
-    return argv, None
+        peel.code, peel.script, peel.args = "script", script or "", None
+        break
+    peel.argv = argv
+    return peel
+
+
+def _login_shell(prog: str, args: list[str]) -> bool:
+    if prog in ("su", "runuser"):
+        return not any(a in ("-c", "--command") or a.startswith("--command=") for a in args)
+    if prog in ("sudo", "doas"):
+        flags = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
+        return "s" in flags or "i" in flags or "--shell" in args or "--login" in args
+    return False
+
+
+def _chdir(prog: str, args: list[str]) -> str | None:
+    """The directory ``env -C DIR`` / ``sudo -D DIR`` runs its command in."""
+    if prog not in ("env", "sudo"):
+        return None
+    flags = ("-C", "--chdir") if prog == "env" else ("-D", "--chdir")
+    for k, a in enumerate(args):
+        if a in flags and k + 1 < len(args):
+            return args[k + 1]
+        if a.startswith("--chdir="):
+            return a.partition("=")[2]
+        if a.startswith(flags[0]) and len(a) > 2 and not a.startswith("--"):
+            return a[2:]
+        if not a.startswith("-"):
+            break
+    return None

@@ -203,11 +203,6 @@ def test_a_shell_command_only_reading_protected_paths_is_allowed(
     assert verdict(project, "Bash", {"command": command}) == "allow"
 
 
-def gap(reason: str) -> pytest.MarkDecorator:
-    """A known gap: a strict xfail, so a fix shows up as a failure to remove the mark."""
-    return pytest.mark.xfail(strict=True, raises=AssertionError, reason=reason)
-
-
 @pytest.mark.parametrize(
     "command",
     [
@@ -219,7 +214,6 @@ def test_cd_does_not_move_the_protected_globs(project: Path, command: str) -> No
     assert verdict(project, "Bash", {"command": command}) == "deny"
 
 
-@gap("gap: removing a directory that holds a secret")
 @pytest.mark.parametrize(
     "command",
     [
@@ -228,14 +222,13 @@ def test_cd_does_not_move_the_protected_globs(project: Path, command: str) -> No
         pytest.param("find . -name '.env*' -delete", id="find-delete"),
     ],
 )
-def test_gap_changing_a_directory_holding_a_secret(project: Path, command: str) -> None:
+def test_changing_a_directory_holding_a_secret_is_denied(project: Path, command: str) -> None:
     (project / "config" / ".env.local").write_text("X=1\n", encoding="utf-8")
     assert verdict(project, "Bash", {"command": command}) == "deny"
 
 
-@gap("gap: globs are anchored at the event cwd, not the project root")
 @pytest.mark.parametrize("path", ["../.env", "../.git/config"])
-def test_gap_protected_from_a_subdirectory_cwd(project: Path, path: str) -> None:
+def test_protected_from_a_subdirectory_cwd(project: Path, path: str) -> None:
     assert verdict(project / "src", "Write", edit_input("Write", path)) == "deny"
 
 
@@ -310,7 +303,7 @@ def test_custom_paths_replace_the_defaults(project: Path) -> None:
     assert verdict(project, "Write", edit_input("Write", ".env"), hook) == "allow"
 
 
-def test_a_relative_glob_is_anchored_at_the_cwd(project: Path) -> None:
+def test_a_relative_glob_is_anchored_at_the_project_root(project: Path) -> None:
     hook = ProtectPaths(paths=["*.key"])
     assert verdict(project, "Write", edit_input("Write", "sub/tls.key"), hook) == "allow"
 
@@ -415,3 +408,151 @@ def test_a_bad_parameter_is_a_definition_error(tmp_path: Path, hook: str, messag
     with pytest.raises(DefinitionError) as exc:
         AgentDefinition.from_file(path)
     assert str(path) in str(exc.value) and message in str(exc.value)
+
+
+# --- the project root -------------------------------------------------------------------
+
+
+@pytest.fixture
+def no_project_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+
+
+@pytest.mark.usefixtures("no_project_env")
+@pytest.mark.parametrize(
+    ("cwd", "command"),
+    [
+        pytest.param("src", "echo x > ../.env", id="dot-dot"),
+        pytest.param("src", "cd .. && echo x > .git/config", id="cd-up"),
+        pytest.param("config", "touch ../keys/new.pem", id="other-folder"),
+    ],
+)
+def test_globs_are_anchored_at_the_project_root_not_the_cwd(
+    project: Path, cwd: str, command: str
+) -> None:
+    assert verdict(project / cwd, "Bash", {"command": command}) == "deny"
+
+
+@pytest.mark.usefixtures("no_project_env")
+def test_the_root_is_the_folder_holding_git_above_the_cwd(project: Path) -> None:
+    hook = ProtectPaths(paths=["config/**"])
+    sub = project / "src"
+    assert verdict(sub, "Write", edit_input("Write", "../config/x.yml"), hook) == "deny"
+    assert verdict(sub, "Write", edit_input("Write", "config/x.yml"), hook) == "allow"
+
+
+def test_claude_project_dir_names_the_root(
+    project: Path, tmp_path_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (elsewhere / "conf").mkdir()
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(elsewhere))
+    hook = ProtectPaths(paths=["conf/**"])
+    path = str(elsewhere / "conf" / "a.yml")
+    assert verdict(project, "Write", edit_input("Write", path), hook) == "deny"
+
+
+@pytest.mark.usefixtures("no_project_env")
+def test_the_definition_folder_names_the_root(project: Path, tmp_path_factory: Any) -> None:
+    folder = tmp_path_factory.mktemp("defs")
+    (folder / "agent.yaml").write_text(
+        "hooks:\n  PreToolUse:\n    - hooks: [{use: protect_paths, with: {paths: [data/**]}}]\n",
+        encoding="utf-8",
+    )
+    g = Guard(folder / "agent.yaml", cwd=str(project), ledger=False)
+    inside = str(folder / "data" / "x.csv")
+    assert g.sync.pre_tool_use("Write", edit_input("Write", inside)).decision == "deny"
+
+
+@pytest.mark.usefixtures("no_project_env")
+def test_a_call_outside_the_project_is_also_checked_against_its_own_root(
+    project: Path, tmp_path_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = tmp_path_factory.mktemp("other")
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
+    assert verdict(other, "Write", edit_input("Write", ".env")) == "deny"
+
+
+# --- programs that write files, by their arguments ----------------------------------------
+
+WRITERS = [
+    ("tar-members", "tar -xf a.tar .env"),
+    ("tar-into-git", "tar -xf a.tar -C .git"),
+    ("tar-unknown-members-where-secrets-are", "tar -xzf a.tgz"),
+    ("unzip", "unzip -o a.zip"),
+    ("unzip-dir", "unzip -o a.zip -d keys"),
+    ("seven-zip", "7z x a.7z"),
+    ("cpio", "cpio -idmv < a.cpio"),
+    ("python-zipfile", "python3 -m zipfile -e a.zip ."),
+    ("vi-script-mode", "vi -es .env <<< 'wq'"),
+    ("ex", "ex -sc 'wq' .env"),
+    ("ed", "ed -s .env <<< $'1d\\nw\\nq'"),
+    ("ed-writes-another-file", "ed -s src/app.py <<< $'w .env\\nq'"),
+    ("sed-w", "sed -n 'w .env' src/app.py"),
+    ("find-delete", "find . -name '.env*' -delete"),
+    ("find-exec", "find . -name .env -exec truncate -s0 {} +"),
+    ("xargs-literal", "echo .env | xargs rm"),
+    ("xargs-find", "find . -name .env | xargs -I{} cp src/app.py {}"),
+    ("git-config-file", "git config --file .git/config core.pager cat"),
+    ("git-config-code", "git config core.hooksPath /tmp/hooks"),
+    ("git-checkout-path", "git checkout -- .env"),
+    ("git-restore", "git restore .env"),
+    ("install", "install -m 600 src/app.py .env"),
+    ("dd", "dd if=/dev/zero of=.env count=1"),
+    ("rsync", "rsync src/app.py .env"),
+    ("rsync-contents", "rsync -a /tmp/backup/ ."),
+    ("cp-contents", "cp -rT /tmp/backup ."),
+    ("patch-named", "patch .env < fix.patch"),
+    ("patch-unnamed", "patch -p1 < fix.patch"),
+    ("split", "split -l 1 src/app.py .env"),
+    ("ssh-keygen", "ssh-keygen -f keys/server.pem -N ''"),
+    ("openssl", "openssl genrsa -out keys/new.pem 2048"),
+    ("link-then-write", "ln -s .env l && echo x > l"),
+    ("cp-link-then-write", "cp -l .env h && echo x >> h"),
+    ("git-clean-ignored", "git clean -fdx"),
+    ("download-to", "curl -O https://x.example/.env"),
+]
+
+
+@pytest.mark.parametrize("command", [pytest.param(c, id=i) for i, c in WRITERS])
+def test_a_program_writing_a_protected_path_is_denied(project: Path, command: str) -> None:
+    assert verdict(project, "Bash", {"command": command}) == "deny"
+
+
+NOT_WRITERS = [
+    ("tar-into-build", "tar -xzf a.tgz -C build/"),
+    ("tar-list", "tar -tf a.tar"),
+    ("unzip-list", "unzip -l a.zip"),
+    ("find-pyc", "find . -name '*.pyc' -delete"),
+    ("find-sed-py", "find src -name '*.py' -exec sed -i 's/a/b/' {} +"),
+    ("git-ls-files-sed", "git ls-files '*.py' | xargs sed -i 's/a/b/'"),
+    ("view", "view .env"),
+    ("git-config-name", "git config user.name 'A U Thor'"),
+    ("git-remote", "git remote add origin https://x.example/r.git"),
+    ("git-commit", "git commit -qm x"),
+    ("cp-from-secret", "cp .env /tmp/backup"),
+    ("sed-read", "sed -n '1p' .env"),
+    ("python-read", "python3 -c \"print(open('.env').read())\""),
+]
+
+
+@pytest.mark.parametrize("command", [pytest.param(c, id=i) for i, c in NOT_WRITERS])
+def test_a_program_not_writing_a_protected_path_is_allowed(project: Path, command: str) -> None:
+    assert verdict(project, "Bash", {"command": command}) == "allow"
+
+
+def test_a_folder_deleted_with_a_secret_two_levels_down(project: Path) -> None:
+    (project / "config" / "prod").mkdir()
+    (project / "config" / "prod" / ".env").write_text("X=1\n", encoding="utf-8")
+    assert verdict(project, "Bash", {"command": "rm -rf config"}) == "deny"
+
+
+def test_the_reason_for_unnamed_members_names_the_protected_path(project: Path) -> None:
+    d = guard(project).sync.pre_tool_use("Bash", {"command": "unzip -o a.zip"})
+    reason = d.reason or ""
+    assert d.decision == "deny" and (".env" in reason or ".git" in reason)
+
+
+def test_inline_code_naming_a_protected_path_it_writes_is_denied(project: Path) -> None:
+    command = "python3 -c \"p = '.env'; open(p, 'w').write('x')\""
+    assert verdict(project, "Bash", {"command": command}) == "deny"

@@ -1,6 +1,8 @@
 """File and text tools: which paths ``rm``, ``cp``, ``sed -i``, ``tar``, ``find`` ... change.
 
 The paths matter as much as the kind: ``protect_paths`` checks every target.
+``writers`` holds the programs whose writes are less plain (archives, editors,
+``sed``, ``find``).
 """
 
 from __future__ import annotations
@@ -47,7 +49,13 @@ def _copier(
             targets = [posixpath.normpath(posixpath.join(dest, name)) for name in names]
         else:
             targets = [dest]
-        return Effect(kind, targets=[*srcs, *targets] if moves else targets, sources=srcs)
+        res = Effect(kind, targets=[*srcs, *targets] if moves else targets, sources=srcs)
+        contents = any(s.endswith(("/.", "/*")) for s in srcs) or (
+            has_opt(opts, "-T --no-target-directory") and has_opt(opts, "-r -R -a --recursive")
+        )
+        if contents:  # cp -r a/. b, cp -rT a b: a's content into b
+            res.trees = [("write", dest, None, "all")]
+        return res
 
     return handler
 
@@ -60,17 +68,6 @@ def _install(args: list[str]) -> Effect:
     if any(a in ("-d", "--directory") for a in args):
         return _on_operands("file_write", "gmo", ("--group", "--mode", "--owner"))(args)
     return _copier("file_write", "gmoSt", ("--group", "--mode", "--owner"))(args)
-
-
-def _sed(args: list[str]) -> Effect:
-    opts, ops = split_opts(args, "efl", ("--expression", "--file", "--line-length"), attached="i")
-    if not has_opt(opts, "-i --in-place"):
-        return Effect("read_only")
-    if not has_opt(opts, "-e --expression -f --file"):
-        if ops[:1] == [""]:  # BSD: sed -i '' 's/a/b/' f
-            ops = ops[1:]
-        ops = ops[1:]  # the script
-    return Effect("file_write", targets=ops)
 
 
 def _perl(args: list[str]) -> Effect:
@@ -157,25 +154,13 @@ def _iconv(args: list[str]) -> Effect:
     return Effect("file_write", targets=[out]) if out else Effect("read_only")
 
 
-def _tar(args: list[str]) -> Effect:
-    mode = args[0] if args and not args[0].startswith("-") else ""
-    shorts = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
-    letters = set(mode + shorts)
-    longs = {a.partition("=")[0] for a in args if a.startswith("--")}
-    if "--list" in longs or ("t" in letters and not letters & set("cxruA")):
-        return Effect("read_only")
-    archive = None
-    for k, a in enumerate(args):
-        if a.startswith("--file="):
-            archive = a.partition("=")[2]
-        elif k + 1 < len(args) and (
-            a in ("-f", "--file")
-            or (a.startswith("-") and not a.startswith("--") and a.endswith("f"))
-            or (k == 0 and a == mode and "f" in a)
-        ):
-            archive = args[k + 1]
-    creates = letters & set("cruA") or longs & word_set("--create --append --update --delete")
-    return Effect("file_write", targets=[archive] if creates and archive and archive != "-" else [])
+def _split(args: list[str]) -> Effect:
+    """``split FILE PREFIX``: writes PREFIXaa, PREFIXab..."""
+    ops = split_opts(
+        args, "abClnt", ("--bytes", "--lines", "--line-bytes", "--number", "--suffix-length")
+    )[1]
+    prefix = ops[1] if len(ops) > 1 else "x"
+    return Effect("file_write", targets=[prefix + "aa", prefix + "*"])
 
 
 def _compressor(args: list[str]) -> Effect:
@@ -183,62 +168,6 @@ def _compressor(args: list[str]) -> Effect:
     if has_opt(opts, "-c --stdout --to-stdout -t --test -l --list"):
         return Effect("read_only")
     return Effect("file_write", targets=ops)
-
-
-def _unzip(args: list[str]) -> Effect:
-    listing = has_opt(split_opts(args, "dx")[0], "-l -t -Z -v -p -c -z")
-    return Effect("read_only" if listing else "file_write")
-
-
-def _patch(args: list[str]) -> Effect:
-    opts, ops = split_opts(args, "pioDBFrVYzdg", ("--input", "--output", "--directory", "--strip"))
-    if has_opt(opts, "--dry-run -C --check"):
-        return Effect("read_only")
-    out = opt_value(opts, "-o --output")
-    return Effect("file_write", targets=[out] if out else ops[:1])
-
-
-def _find(args: list[str]) -> Effect:
-    """``-delete`` deletes under the start paths; ``-exec CMD ;`` runs CMD (classified too)."""
-    kinds = {"read_only"}
-    nested: list[list[str]] = []
-    targets: list[str] = []
-    starts: list[str] = []
-    i, n = 0, len(args)
-    while i < n and args[i] in ("-H", "-L", "-P"):
-        i += 1
-    while i < n and not args[i].startswith(("-", "(", "!")):
-        starts.append(args[i])
-        i += 1
-    while i < n:
-        a = args[i]
-        if a == "-delete":
-            kinds.add("delete")
-            targets.extend(starts or ["."])
-        elif a in ("-exec", "-execdir", "-ok", "-okdir"):
-            j = i + 1
-            cmd: list[str] = []
-            while j < n and not (args[j] == ";" or (args[j] == "+" and cmd and cmd[-1] == "{}")):
-                cmd.append(args[j])
-                j += 1
-            nested.append(cmd)
-            i = j
-        elif a in ("-fprint", "-fprint0", "-fprintf", "-fls") and i + 1 < n:
-            kinds.add("file_write")
-            targets.append(args[i + 1])
-            i += 1
-        i += 1
-    if len(kinds) > 1:
-        kinds.discard("read_only")
-    return Effect(*kinds, targets=targets, nested=nested)
-
-
-def _fd(args: list[str]) -> Effect:
-    for k, a in enumerate(args):
-        if a in ("-x", "--exec", "-X", "--exec-batch"):
-            cmd = args[k + 1 :]
-            return Effect("read_only", nested=[cmd[: cmd.index(";")] if ";" in cmd else cmd])
-    return Effect("read_only")
 
 
 HANDLERS: Final[dict[str, Handler]] = {
@@ -252,21 +181,22 @@ HANDLERS: Final[dict[str, Handler]] = {
     "install": _install,
     "touch": _on_operands("file_write", "dtr", ("--reference", "--date")),
     "mkdir": _on_operands("file_write", "m", ("--mode", "--context")),
+    "mkfifo": _on_operands("file_write", "mZ", ("--mode", "--context")),
     "truncate": lambda args: Effect("file_write", targets=split_opts(args, "sr")[1]),
+    "split": _split,
+    "csplit": lambda args: Effect(
+        "file_write", targets=[(opt_value(split_opts(args, "fbn")[0], "-f") or "xx") + "00"]
+    ),
     "tee": _tee,
     "dd": _dd,
-    "sed": _sed,
-    "gsed": _sed,
     "perl": _perl,
+    "ruby": _perl,  # the same -i/-e/-p options
     **dict.fromkeys(word_set("awk gawk mawk nawk"), _awk),
     "yq": _yq,
     "sort": _sort,
     "uniq": _uniq,
     "iconv": _iconv,
-    **dict.fromkeys(word_set("tar gtar bsdtar"), _tar),
     "zip": lambda args: Effect("file_write", targets=split_opts(args, "bnitxP")[1][:1]),
-    "unzip": _unzip,
-    "patch": _patch,
     **dict.fromkeys(
         word_set(
             """gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lz4 brotli compress uncompress lzma
@@ -274,8 +204,4 @@ HANDLERS: Final[dict[str, Handler]] = {
         ),
         _compressor,
     ),
-    "find": _find,
-    "gfind": _find,
-    "fd": _fd,
-    "fdfind": _fd,
 }

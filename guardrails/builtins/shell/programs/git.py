@@ -45,7 +45,62 @@ def git_subcommand(args: Sequence[str]) -> tuple[str, list[str]]:
     return "", []
 
 
+#: configuration keys whose value is a command git runs (``alias.*`` when it starts with ``!``)
+#: settings that change which code git runs (besides the command keys): a write to .git
+_CODE_KEYS: Final = word_set("core.hookspath include.path core.worktree core.gitproxy")
+_COMMAND_KEYS: Final = word_set(
+    """core.pager core.editor core.sshcommand core.fsmonitor core.askpass sequence.editor
+    diff.external gpg.program credential.helper pager.log pager.diff pager.show web.browser
+    uploadpack.packobjectshook"""
+)
+
+
+def _config_command(key: str, value: str) -> str | None:
+    """The shell command a config setting makes git run, if any."""
+    key = key.lower()
+    if key.startswith("alias."):
+        return value[1:] if value.startswith("!") else None
+    if key in _COMMAND_KEYS or key.endswith(
+        (".textconv", ".clean", ".smudge", ".process", ".driver", ".command", ".cmd", ".tool")
+    ):
+        return value
+    return None
+
+
+def _git_dir(args: list[str]) -> str:
+    """The repository folder git works on: ``-C dir``, ``--git-dir=X``, else ``.git``."""
+    where, gitdir = "", ""
+    for k, a in enumerate(args):
+        if a == "-C" and k + 1 < len(args):
+            where = posixpath.join(where, args[k + 1])
+        elif a.startswith("--git-dir="):
+            gitdir = a.partition("=")[2]
+        elif a == "--git-dir" and k + 1 < len(args):
+            gitdir = args[k + 1]
+        elif not a.startswith("-") and (k == 0 or args[k - 1] not in _GIT_GLOBAL_ARG):
+            break
+    return gitdir or posixpath.join(where, ".git")
+
+
 def _git(args: list[str]) -> Effect:
+    res = _git_effect(args)
+    if ".git/config" in res.targets:  # a local setting that makes git run code
+        res.targets = [
+            posixpath.join(_git_dir(args), "config") if t == ".git/config" else t
+            for t in res.targets
+        ]
+    for k, a in enumerate(args):  # git -c alias.x='!cmd' / -c core.pager=cmd
+        if a == "-c" and k + 1 < len(args):
+            key, _, value = args[k + 1].partition("=")
+            cmd = _config_command(key, value)
+            if cmd:
+                res.scripts = [*res.scripts, ("sh", cmd)]
+        elif not a.startswith("-") and (k == 0 or args[k - 1] not in _GIT_GLOBAL_ARG):
+            break
+    return res
+
+
+def _git_effect(args: list[str]) -> Effect:
     sub, rest = git_subcommand(args)
     opts, ops = split_opts(rest)
     if not sub or sub in _GIT_READ:
@@ -54,6 +109,8 @@ def _git(args: list[str]) -> Effect:
         return Effect("read_only")
     if sub == "push":
         return Effect("git_mutation", "network_mutation")
+    if sub == "restore":
+        return _git_restore(rest, opts, ops)
     if sub in _GIT_MUTATE:
         dry = sub == "commit" and has_opt(opts, "--dry-run")
         return Effect("read_only" if dry else "git_mutation")
@@ -103,16 +160,50 @@ def _git_tag(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
 
 
 def _git_config(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
-    copts, cops = split_opts(rest, "f", ("--file", "--blob", "--type", "--default"))
+    """A write to a ``--file`` is a write to that file; a local one changes ``.git/config``
+    (a git mutation, like any other) and an alias or command key is code git will run."""
+    copts, cops = split_opts(rest, "f", ("--file", "--blob", "--type", "--default", "--comment"))
     action = first(cops)
     reads = "--get --get-all --get-regexp --get-urlmatch --list -l --get-color --get-colorbool"
     if action in ("get", "list") or has_opt(copts, reads):
         return Effect("read_only")
     writes = """--unset --unset-all --add --replace-all --rename-section --remove-section -e
         --edit"""
-    if action in word_set("set unset rename-section remove-section edit") or has_opt(copts, writes):
-        return Effect("git_mutation")
-    return Effect("git_mutation" if len(cops) >= 2 else "read_only")
+    verbs = word_set("set unset rename-section remove-section edit")
+    if not (action in verbs or has_opt(copts, writes) or len(cops) >= 2):
+        return Effect("read_only")
+    file = opt_value(copts, "-f --file")
+    res = Effect("git_mutation", targets=[file] if file else [])
+    pair = cops[1:3] if action in verbs else cops[:2]
+    if len(pair) == 2:
+        cmd = _config_command(pair[0], pair[1])
+        if cmd:
+            res.scripts = [*res.scripts, ("sh", cmd)]
+        scope = has_opt(copts, "--global --system --worktree --blob") or file
+        if not scope and (cmd or pair[0].lower() in _CODE_KEYS):
+            res.targets.append(".git/config")
+    return res
+
+
+def _git_clean(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
+    """``git clean -x``/``-X`` also deletes ignored files (``.env`` files usually are)."""
+    res = Effect("delete", targets=ops)
+    if has_opt(opts, "-x -X"):
+        res.trees = [("delete", ".", None, "nogit")]
+    return res
+
+
+def _git_checkout(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
+    """``git checkout [ref] -- paths`` / ``git restore paths`` overwrite those paths."""
+    if not rest:
+        return Effect("read_only")
+    paths = rest[rest.index("--") + 1 :] if "--" in rest else []
+    return Effect("git_mutation", targets=paths)
+
+
+def _git_restore(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
+    _, paths = split_opts(rest, "s", ("--source",))
+    return Effect("git_mutation", targets=paths)
 
 
 def _git_verbs(
@@ -129,8 +220,14 @@ def _git_verbs(
 
 
 def _git_apply(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
+    """A patch changes the files it names: not known here, so anything in the work tree."""
     checks = has_opt(opts, "--check --stat --numstat --summary") and not has_opt(opts, "--apply")
-    return Effect("read_only" if checks else "git_mutation")
+    if checks:
+        return Effect("read_only")
+    res = Effect("git_mutation")
+    if not has_opt(opts, "--cached"):
+        res.trees = [("write", ".", None, "nogit")]
+    return res
 
 
 def _git_archive(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
@@ -139,9 +236,9 @@ def _git_archive(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
 
 
 _GIT_SUBCOMMANDS: Final[dict[str, Callable[[list[str], Opts, list[str]], Effect]]] = {
-    "checkout": lambda rest, o, ops: Effect("git_mutation" if rest else "read_only"),
+    "checkout": _git_checkout,
     "switch": lambda rest, o, ops: Effect("git_mutation" if rest else "read_only"),
-    "clean": lambda rest, o, ops: Effect("delete"),
+    "clean": _git_clean,
     "rm": _git_rm,
     "mv": _git_mv,
     "clone": _git_clone,

@@ -6,6 +6,7 @@ change the remote side is a ``network_mutation``.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterable
 from typing import Final
@@ -40,6 +41,8 @@ def _remote_copy(args: list[str], short_arg: str, long_arg: Iterable[str]) -> Ef
     if not _is_remote(dest):
         local = CP(ops)
         res.targets, res.sources = local.targets, local.sources
+        if any(src.endswith("/") for src in ops[:-1]):  # rsync a/ b: a's content into b
+            res.trees = [("write", dest, None, "all")]
     return res
 
 
@@ -74,8 +77,15 @@ _CURL_DATA: Final = """-d --data --data-raw --data-binary --data-urlencode --dat
     -F --form --form-string -T --upload-file"""
 
 
+def _url_name(url: str) -> str:
+    """The file name ``curl -O``/``wget`` save a URL as (its last path segment)."""
+    path = url.partition("://")[2].partition("/")[2] if "://" in url else url
+    name = path.split("?")[0].split("#")[0].rstrip("/").rpartition("/")[2]
+    return name or "index.html"
+
+
 def _curl(args: list[str]) -> Effect:
-    opts, _ = split_opts(args, _CURL_SHORT, _CURL_LONG)
+    opts, ops = split_opts(args, _CURL_SHORT, _CURL_LONG)
     method = opt_value(opts, "-X --request")
     if method is not None:
         mutating = method.upper() not in _READ
@@ -84,7 +94,12 @@ def _curl(args: list[str]) -> Effect:
     kinds = {"network_mutation"} if mutating else set()
     outputs = word_set("-o --output -D --dump-header -c --cookie-jar")
     targets = [v for n, v in opts if n in outputs and v and v != "-" and v not in SINKS]
-    if targets or has_opt(opts, "-O --remote-name --remote-name-all"):
+    if has_opt(opts, "-O --remote-name --remote-name-all"):
+        urls = [*ops, *(v for n, v in opts if n == "--url" and v)]
+        where = opt_value(opts, "--output-dir") or ""
+        targets.extend(posixpath.join(where, _url_name(u)) for u in urls)
+        kinds.add("file_write")
+    if targets:
         kinds.add("file_write")
     return Effect(*(kinds or {"read_only"}), targets=targets)
 
@@ -98,7 +113,7 @@ _WGET_LONG: Final = word_set(
 
 
 def _wget(args: list[str]) -> Effect:
-    opts, _ = split_opts(args, "aoOPeiBtTwUQlARDIX", _WGET_LONG)
+    opts, ops = split_opts(args, "aoOPeiBtTwUQlARDIX", _WGET_LONG)
     method = opt_value(opts, "--method")
     kinds: set[str] = set()
     if has_opt(opts, "--post-data --post-file --body-data --body-file") or (
@@ -111,6 +126,9 @@ def _wget(args: list[str]) -> Effect:
         kinds.add("file_write")  # wget saves what it downloads
         if out:
             targets.append(out)
+        elif not has_opt(opts, "-r --recursive -m --mirror -i --input-file"):
+            where = opt_value(opts, "-P --directory-prefix") or ""
+            targets.extend(posixpath.join(where, _url_name(u)) for u in ops)
     return Effect(*(kinds or {"read_only"}), targets=targets)
 
 
@@ -303,7 +321,16 @@ def _cloud(args: list[str]) -> Effect:
     return Effect("unknown")
 
 
+def _aria2c(args: list[str]) -> Effect:
+    opts, ops = split_opts(args, "odi", ("--out", "--dir", "--input-file"))
+    where = opt_value(opts, "-d --dir") or ""
+    out = opt_value(opts, "-o --out")
+    names = [out] if out else [_url_name(u) for u in ops]
+    return Effect("file_write", targets=[posixpath.join(where, n) for n in names])
+
+
 HANDLERS: Final[dict[str, Handler]] = {
+    "aria2c": _aria2c,
     "rsync": _rsync,
     "scp": _scp,
     "curl": _curl,

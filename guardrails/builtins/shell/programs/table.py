@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Final
 
 from ..options import program_name, subcommand, word_set
-from . import builds, files, git, network, packages, system
+from . import builds, files, git, network, packages, system, writers
 from .effect import Effect, Handler
 
-__all__ = ["classify_argv"]
+__all__ = ["classify_argv", "is_known"]
 
 _PY_MODULE_KIND: Final = {
     **dict.fromkeys(word_set("venv virtualenv compileall py_compile zipapp"), "file_write"),
@@ -34,6 +34,9 @@ def _python(args: list[str]) -> Effect:
                 mod, rest = (args[i + 1] if i + 1 < len(args) else ""), args[i + 2 :]
             else:
                 mod, rest = a[2:], args[i + 1 :]
+            special = _py_module(mod, rest)
+            if special is not None:
+                return special
             kind = _PY_MODULE_KIND.get(mod)
             if kind is not None:
                 return Effect(kind)
@@ -48,6 +51,18 @@ def _python(args: list[str]) -> Effect:
             continue
         return Effect("unknown")  # -c code, a script, or stdin
     return Effect("unknown")
+
+
+def _py_module(mod: str, rest: list[str]) -> Effect | None:
+    """``python -m zipfile -e a.zip DIR``, ``-m tarfile -e``, ``-m json.tool IN OUT``."""
+    ops = [a for a in rest if not a.startswith("-")]
+    if mod in ("zipfile", "tarfile") and any(a in ("-e", "--extract") for a in rest):
+        res = Effect("file_write")
+        res.trees = [("write", ops[1] if len(ops) > 1 else ".", None, "all")]
+        return res
+    if mod == "json.tool" and len(ops) > 1:
+        return Effect("file_write", targets=ops[1:2])
+    return None
 
 
 def _coverage(args: list[str]) -> Effect:
@@ -115,6 +130,7 @@ _SIMPLE: Final[dict[str, str]] = {
 
 _HANDLERS: Final[dict[str, Handler]] = {
     **files.HANDLERS,
+    **writers.HANDLERS,
     **network.HANDLERS,
     **git.HANDLERS,
     **system.HANDLERS,
@@ -123,6 +139,11 @@ _HANDLERS: Final[dict[str, Handler]] = {
     **dict.fromkeys(word_set("python pypy py"), _python),
     "coverage": _coverage,
 }
+
+
+def is_known(prog: str) -> bool:
+    """Does a table know ``prog`` (by its base name, ``python3.12`` as ``python``)?"""
+    return prog in _HANDLERS or prog in _SIMPLE or prog.startswith(("mkfs", "mke2fs"))
 
 
 def classify_argv(argv: list[str]) -> Effect:

@@ -12,6 +12,7 @@ agreement rates.
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import pytest
@@ -21,34 +22,29 @@ pytest.importorskip("tree_sitter_bash")
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tests.redteam.differential import TS_WRONG, compare, corpora, generate
+from tests.redteam.differential import TS_WRONG, compare, corpora, generate, hand_commands
 
-_GENERATED_DISAGREE = """
-    2 6 9 15 28 30 38 40 52 53 56 66 69 77 91 99 119 127 132 148 174 188 195 197 201 205 213 241
-    248 277 278 294 297 302 303 306 338 341 344 346 354 356 363 365 370 382 393 394 404 419 420
-    430 431 438 445 449 450 463 470 484 485 491 496
-"""
+#: today's disagreements: commands the hand parser misses or splits differently (none left;
+#: lines where tree-sitter-bash is the one that is wrong are in ``TS_WRONG``)
+DISAGREE: frozenset[str] = frozenset()
 
-#: today's disagreements (issue #10): commands the hand parser misses or splits differently,
-#: all inside ${...}, $((...)), ((...)) or an array assignment, which it skips unparsed
-DISAGREE = frozenset(
-    {
-        # red team
-        "del-hidden-in-expansion-1",
-        "del-hidden-in-expansion-2",
-        "del-hidden-in-expansion-4",
-        "del-hidden-in-expansion-5",
-        "del-hidden-in-expansion-6",
-        "del-hidden-in-expansion-7",
-        "del-hidden-in-expansion-8",
-        "del-hidden-in-expansion-12",
-        "pw-wrapped-30",
-        "pw-wrapped-31",
-        "pw-wrapped-32",
-        # generated (seeds)
-        *(f"gen-{int(seed):03d}" for seed in _GENERATED_DISAGREE.split()),
-    }
-)
+#: tree-sitter-bash reads two backquoted substitutions split by blanks (`` echo `a` `b` ``) as
+#: one word and a command named ``a` `b`` (bash runs ``a`` and ``b``): no verdict on such lines
+_TS_ADJACENT_BACKTICKS = re.compile(r"`[^`]*`[ \t]+`")
+
+
+def _newlines_as_semicolons(text: str) -> str:
+    """``text`` with its list-separating newlines written ``; `` (the here-document kept).
+
+    tree-sitter-bash now and then joins the commands on either side of a newline into one
+    (``cat -n *.py``, a newline, ``sort x`` read as ``cat -n *.py sort x``); bash reads the
+    newline as ``;``.
+    """
+    head = ""
+    if text.startswith("cat <<EOF\n"):
+        head, text = text.split("\nEOF\n", 1)
+        head += "\nEOF\n"
+    return head + text.replace("\n", "; ")
 
 
 def _params() -> list[Any]:
@@ -97,8 +93,9 @@ def test_every_listed_disagreement_is_a_line_of_the_corpus() -> None:
         ('echo "$(date)" > out.txt; cat out.txt', "agree"),
         ("echo a > f b", "agree"),  # b is an argument, not a second target
         ("cat - <<EOF\nx\nEOF", "agree"),
-        ("echo ${x:-$(rm -rf /)}", "disagree"),  # the gap the differential exists for
+        ("echo ${x:-`rm -rf /`}", "disagree"),  # tree-sitter does not look inside ${...}
         ("echo 'unterminated", "ts-error"),
+        ("echo `ls` `pwd`", "disagree"),  # tree-sitter: one word and a command `ls` `pwd`
     ],
 )
 def test_the_comparison_itself(text: str, verdict: str) -> None:
@@ -110,7 +107,6 @@ def test_generated_lines_are_deterministic() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="issue #10: the parser skips ${...}/$((...))/arrays")
 @settings(
     max_examples=300,
     derandomize=True,
@@ -121,6 +117,12 @@ def test_generated_lines_are_deterministic() -> None:
 @given(st.randoms(use_true_random=False))
 def test_hypothesis_lines_split_alike_or_are_opaque(rng: random.Random) -> None:
     text = generate(rng)
+    assume(not _TS_ADJACENT_BACKTICKS.search(text))
     outcome = compare(text)
+    if outcome.verdict == "disagree" and "\n" in text:
+        plain = _newlines_as_semicolons(text)
+        ours = [tuple(w.replace("\n", "; ") for w in c) for c in hand_commands(text)[0]]
+        if hand_commands(plain)[0] == ours:  # the hand parser reads the newline as ``;``
+            outcome = compare(plain)
     assume(outcome.verdict != "ts-error")
     assert outcome.verdict in ("agree", "opaque"), (text, outcome.hand, outcome.ts)

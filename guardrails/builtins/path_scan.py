@@ -1,0 +1,227 @@
+"""The path guard's view of what it cannot name: unknown parts of a path, unlisted paths.
+
+``PathRules`` holds the compiled protected globs, anchored at the project root,
+and answers three questions besides "is this path protected":
+
+* ``could_be``: a path with unknown parts (``"$F"``, ``"$D/report.txt"``) could
+  be protected if one of the rules' *samples* (``.env``, ``x.pem``,
+  ``.git/config``...) fits it;
+* ``under``: which protected path a command reaches when it writes or deletes
+  paths it does not name under a directory (``tar -x``, ``find -delete``,
+  ``grep -rl | xargs sed -i``): an existing protected file or folder there,
+  or a sample matching the names it is limited to;
+* ``held``: which protected path a deleted or moved directory holds (looked up
+  two levels down).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import posixpath
+import re
+from collections import deque
+from collections.abc import Sequence
+from typing import Final
+
+__all__ = ["CAP", "PathRules", "Roots"]
+
+#: the project root, or several (the first is the project's; see ``ProtectPaths``)
+Roots = str | tuple[str, ...]
+
+#: entries a directory walk looks at before giving up
+_WALK_LIMIT: Final = 5000
+CAP: Final = "\x00cap"  # a walk that gave up: the answer is not known
+
+
+class _PathRule:
+    __slots__ = ("dir_prefix", "name_re", "negate", "rules", "samples", "source")
+
+    def __init__(self, source: str) -> None:
+        from ..definition.matchers import ArgRule
+        from ..errors import DefinitionError
+
+        self.source = source
+        self.negate = source.startswith("!")
+        body = source[1:] if self.negate else source
+        if not body.strip():
+            raise ValueError(f"empty glob {source!r}")
+        globs = [body]
+        if body.endswith("/**") and len(body) > 3:
+            globs.append(body[:-3])  # the directory itself
+        try:
+            self.rules = [ArgRule(g) for g in globs]
+        except DefinitionError as exc:
+            raise ValueError(exc.message) from None
+        last = body.rstrip("/").rpartition("/")[2]
+        # a folder rule (".git/**"): its folder; a name rule ("**/.env*"): its name glob
+        self.dir_prefix = body[:-3] if body.endswith("/**") and "*" not in body[:-3] else None
+        self.name_re = None if last == "**" else re.compile(fnmatch.translate(last), re.I)
+        self.samples = _samples(body)
+
+    def matches(self, path: str, anchor: str) -> bool:
+        """``path``: absolute and normalised; ``anchor``: where relative globs start."""
+        return any(r.matches_absolute(path, anchor) for r in self.rules)
+
+
+def _samples(glob: str) -> list[str]:
+    """Paths a glob matches, for guessing: ``**/.env*`` -> ``.env``, ``.git/**`` -> ``.git``
+    and ``.git/config``, ``*.pem`` -> ``x.pem``."""
+    first = re.sub(r"\{([^{},]*),?[^{}]*\}", r"\1", glob)
+    text = first.replace("**/", "").replace("/**", "/config")
+    text = re.sub(r"\[!?\^?(.)[^\]]*\]", r"\1", text)
+    plain = text.replace("*", "").replace("?", "x")
+    named = text.replace("*", "x").replace("?", "x")
+    found = [s for s in dict.fromkeys([plain, named]) if s and not s.endswith("/")]
+    if glob.endswith("/**"):
+        found.append(glob[:-3].replace("**/", ""))
+    return found
+
+
+class PathRules:
+    """The protected globs, compiled once."""
+
+    __slots__ = ("name_rules", "rules")
+
+    def __init__(self, globs: Sequence[str]) -> None:
+        self.rules: list[_PathRule] = []
+        for i, glob in enumerate(globs):
+            if not isinstance(glob, str):
+                raise TypeError(f"paths[{i}] must be a string, got {type(glob).__name__}")
+            try:
+                self.rules.append(_PathRule(glob))
+            except ValueError as exc:
+                raise ValueError(f"paths[{i}]: {exc}") from None
+        self.name_rules = [r for r in self.rules if r.name_re is not None and not r.negate]
+
+    def protected_by(self, path: str, root: Roots, cwd: str | None = None) -> str | None:
+        """The glob that protects ``path`` (absolute, or relative to ``cwd``, default the
+        root), with relative globs anchored at ``root`` (or at each of several roots), or
+        ``None``. A path is checked as written and with symlinks resolved."""
+        roots = (root,) if isinstance(root, str) else root
+        base = posixpath.normpath(os.path.abspath(cwd or roots[0]))
+        lexical = posixpath.normpath(posixpath.join(base, path))
+        real = os.path.realpath(lexical)
+        for anchor in roots:
+            anchor = posixpath.normpath(os.path.abspath(anchor))
+            for candidate, where in ((lexical, anchor), (real, os.path.realpath(anchor))):
+                verdict: str | None = None
+                for rule in self.rules:
+                    if rule.matches(candidate, where):
+                        verdict = None if rule.negate else rule.source
+                if verdict is not None:
+                    return verdict
+        return None
+
+    def could_be(
+        self, pattern: re.Pattern[str], root: Roots, near: str = ""
+    ) -> tuple[str, str] | None:
+        """A protected sample path (absolute) the pattern fits: ``(glob, sample)``; a rule
+        for any depth (``**/.env*``) is also tried in the folder ``near``."""
+        for rule in self.rules:
+            if rule.negate:
+                continue
+            for sample in rule.samples:
+                bases = [root] if isinstance(root, str) else list(root)
+                if near and rule.source.lstrip("!").startswith("**/"):
+                    bases.append(near)
+                for base in bases:
+                    full = posixpath.normpath(posixpath.join(base, posixpath.expanduser(sample)))
+                    if pattern.fullmatch(full) and self.protected_by(full, root) is not None:
+                        return rule.source, full
+        return None
+
+    def under(
+        self, where: str, names: Sequence[str] | None, hidden: str, root: Roots
+    ) -> tuple[str, str] | None:
+        """A protected path that writing or deleting unnamed entries under ``where`` (only
+        those whose names match ``names``) may reach: ``(glob, path)``, ``(CAP, where)``
+        when the walk gave up, or ``None``. Without names, every existing entry counts
+        (a walk); with names, a protected name they match, or an entry of a protected
+        folder below that matches them. ``hidden``: ``all``, ``nogit`` (not ``.git``),
+        ``none`` or ``tracked`` (no dot-files: what git lists)."""
+        if names is None:
+            return self._walk(where, None, hidden, root, depth=None, give_up=True)
+        visible_only = hidden in ("none", "tracked")
+        for rule in self.name_rules:  # a name the command is limited to may be protected
+            for sample in rule.samples:
+                name = posixpath.basename(sample)
+                if (not visible_only or not name.startswith(".")) and any(
+                    fnmatch.fnmatch(name.lower(), n.lower()) for n in names
+                ):
+                    candidate = posixpath.join(where, name)
+                    if self.protected_by(candidate, root) is not None:
+                        return rule.source, candidate
+        where = posixpath.normpath(where)
+        anchors = (root,) if isinstance(root, str) else root
+        for rule, anchor in ((r, a) for r in self.rules for a in anchors):
+            if rule.dir_prefix is None or rule.negate:  # a protected folder below: its names
+                continue
+            folder = posixpath.normpath(
+                posixpath.join(anchor, posixpath.expanduser(rule.dir_prefix))
+            )
+            if visible_only and posixpath.basename(folder).startswith("."):
+                continue
+            if folder == where or folder.startswith(where.rstrip("/") + "/"):
+                found = self._walk(folder, names, "all", root, depth=None, give_up=True)
+                if found is not None:
+                    return found
+            elif where.startswith(folder + "/"):
+                return self._walk(where, names, "all", root, depth=None, give_up=True)
+        return None
+
+    def held(self, where: str, root: Roots) -> tuple[str, str] | None:
+        """A protected path inside directory ``where`` (two levels down), or ``None``."""
+        return self._walk(where, None, "all", root, depth=2, give_up=False)
+
+    def _walk(
+        self,
+        where: str,
+        names: Sequence[str] | None,
+        hidden: str,
+        root: Roots,
+        depth: int | None,
+        give_up: bool,
+    ) -> tuple[str, str] | None:
+        if not os.path.isdir(where) or os.path.islink(where):
+            return None
+        anchors = (root,) if isinstance(root, str) else root
+        dirs = tuple(
+            posixpath.normpath(posixpath.join(a, posixpath.expanduser(r.dir_prefix))) + "/"
+            for r in self.rules
+            for a in anchors
+            if r.dir_prefix is not None and not r.negate
+        )
+        every = any(r.name_re is None and r.dir_prefix is None for r in self.rules)
+        queue: deque[tuple[str, int]] = deque([(where, 0)])
+        seen = 0
+        while queue:
+            folder, level = queue.popleft()
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                seen += 1
+                if seen > _WALK_LIMIT:
+                    return (CAP, where) if give_up else None
+                name = entry.name
+                if (hidden in ("none", "tracked") and name.startswith(".")) or (
+                    hidden == "nogit" and name == ".git"
+                ):
+                    continue
+                is_dir = entry.is_dir(follow_symlinks=False)
+                wanted = names is None or any(fnmatch.fnmatch(name, n) for n in names)
+                maybe = (
+                    every
+                    or is_dir
+                    or (entry.path + "/").startswith(dirs)
+                    or any(r.name_re.fullmatch(name) for r in self.name_rules if r.name_re)
+                )
+                if wanted and maybe:
+                    glob = self.protected_by(entry.path, root)
+                    if glob is not None:
+                        return glob, entry.path
+                if is_dir and (depth is None or level + 1 < depth):
+                    queue.append((entry.path, level + 1))
+        return None

@@ -1,0 +1,350 @@
+"""What a command prints: the text a substitution, a pipe or a written file carries.
+
+``echo``/``printf`` of known words print known text; ``curl``/``wget``/``nc``
+print a download; decoders and text filters that can build new text
+(``base64 -d``, ``xxd -r``, ``tr``, ``rev``, ``sed``, ``openssl``, an
+interpreter) print text computed at run time; ``find``/``ls``/``grep -l``/
+``git ls-files`` print paths under their directories; ``mktemp`` a new
+temporary path; ``pwd``, ``dirname``, ``basename``, ``realpath``, ``which``
+something computable; ``date``, ``whoami``, ``id``... one harmless word;
+anything else a local program's output (unknown, but not hidden on purpose).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
+
+from .options import has_opt, opt_value, program_name, split_opts, word_set
+from .values import Output, has_hole, worst
+
+if TYPE_CHECKING:
+    from .records import Command
+    from .syntax import SimpleCommand
+
+__all__ = ["FETCHERS", "Producers"]
+
+FETCHERS: Final = word_set(
+    """curl wget fetch aria2c http https xh nc ncat netcat socat lwp-request lwp-download
+    GET lynx links elinks w3m ftp tftp"""
+)
+#: programs whose output may be text they decoded, decompressed or built from their input
+_TRANSFORMERS: Final = word_set(
+    """base64 base32 basenc xxd od uudecode openssl gpg gpg2 tr rev sed gsed awk gawk mawk nawk
+    perl python pypy ruby node nodejs deno bun php lua Rscript iconv gzip gunzip zcat bzip2
+    bunzip2 bzcat xz unxz xzcat lzma unlzma zstd unzstd zstdcat lz4 lz4cat brotli jq yq gojq
+    envsubst m4 cpp cut paste fold column printf dd strings recode uncompress xargs tac"""
+)
+#: programs that print (part of) what they read, unchanged
+_PASSTHROUGH: Final = word_set(
+    "cat head tail grep egrep fgrep rg sort uniq tee less more nl sponge"
+)
+_TOKEN_PROGRAMS: Final = word_set(
+    """date whoami id hostname uname nproc uuidgen uuid wc seq expr stat du hostid logname arch
+    tty getconf sha256sum sha1sum md5sum shasum b2sum cksum"""
+)
+_TOKEN_GIT: Final = word_set("--short --abbrev-ref HEAD --verify --show-prefix --show-cdup")
+#: find tests that pick paths by their name or content (not just how deep or what type)
+_PICKING: Final = word_set(
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -newer -size -user -perm"
+)
+_RG_TYPES: Final = {"py": "*.py", "js": "*.js", "ts": "*.ts", "go": "*.go", "rust": "*.rs"}
+
+
+class Producers:
+    """The analyzer's model of command output (the analyzer fills ``outs`` and ``by_raw``)."""
+
+    commands: list[Command]
+    outs: list[Output | tuple[Sequence[str], Output | SimpleCommand | None, str | None]]
+    by_raw: dict[int, range]
+    files: dict[str, Output]
+
+    def out(self, i: int) -> Output:
+        """What command ``i`` prints (worked out the first time something asks)."""
+        known = self.outs[i]
+        if isinstance(known, tuple):
+            argv, fed, cwd = known
+            if fed is not None and not isinstance(fed, Output):  # its input, not read yet
+                fed = self.stdin_of(fed)[0]
+            known = self.outs[i] = self.out_of(argv, fed, cwd, i)
+        return known
+
+    if TYPE_CHECKING:
+
+        def stdin_of(self, raw: SimpleCommand) -> tuple[Output | None, tuple[int, ...]]: ...
+
+    def output_of(self, raws: list[SimpleCommand]) -> Output:
+        """What a substitution's commands print (those whose output is not redirected)."""
+        if not raws:
+            return Output("lit", "")
+        outs: list[Output] = []
+        for raw in raws:
+            span = self.by_raw.get(id(raw))
+            if span is None:
+                return Output("any", why="the output of a command the guard could not follow")
+            if any(r.writes and r.fd in (None, "1") for r in raw.redirects):
+                continue
+            for i in span:
+                cmd = self.commands[i]
+                if not cmd.via and not cmd.speculative and i < len(self.outs):
+                    outs.append(self.out(i))
+        return worst(outs) if outs else Output("lit", "")
+
+    def file_key(self, path: str, cwd: str | None) -> str:
+        return posixpath.normpath(posixpath.join(cwd or "", path)) if cwd is not None else path
+
+    def file_out(self, path: str, cwd: str | None) -> Output:
+        known = self.files.get(self.file_key(path, cwd))
+        if known is not None:
+            return known.marked()  # read back from a file at run time
+        if path in ("-", "/dev/stdin"):
+            return Output("stdin")
+        return Output("local", why=f"the content of {path}")
+
+    def out_of(
+        self, argv: Sequence[str], stdin: Output | None, cwd: str | None, idx: int
+    ) -> Output:
+        """What the command at ``idx`` prints, given what it reads."""
+        prog = program_name(argv[0]) if argv else ""
+        args = list(argv[1:])
+        fed = stdin if stdin is not None else Output("local", why="nothing")
+        if prog in FETCHERS or (prog == "openssl" and args[:1] == ["s_client"]):
+            if prog == "curl" and has_opt(split_opts(args, "oO")[0], "-o --output -O"):
+                return Output("local", why="curl's progress")
+            return Output("fetch", why=f"downloaded by {prog}", fetch=idx)
+        if prog in ("echo", "printf"):
+            return _printed(prog, args, idx)
+        if prog in _PASSTHROUGH:
+            return self._passthrough(prog, args, fed, cwd)
+        if prog in _TRANSFORMERS:
+            if fed.kind == "fetch" or (any(has_hole(a) for a in args) and fed.kind == "fetch"):
+                return fed
+            return Output("obf", why=f"text {prog} builds or decodes at run time")
+        return self._computed(prog, args, cwd, fed)
+
+    def _passthrough(self, prog: str, args: list[str], fed: Output, cwd: str | None) -> Output:
+        opts, ops = split_opts(args, "nceABCmfe" if prog != "sort" else "ktoS")
+        if prog in ("grep", "egrep", "fgrep", "rg"):
+            listing = _listing(prog, opts, ops, args)
+            if listing is not None:
+                return listing
+            ops = ops[1:]  # the pattern
+        files = [o for o in ops if o != "-"]
+        if not files:
+            return fed
+        return worst([self.file_out(f, cwd) for f in files])
+
+    def _computed(self, prog: str, args: list[str], cwd: str | None, fed: Output) -> Output:
+        if prog == "mktemp":
+            opts, ops = split_opts(args, "p", ("--tmpdir", "--suffix"))
+            where = opt_value(opts, "-p --tmpdir")
+            if where is None and ops and not has_opt(opts, "-t"):
+                return Output("temp", text=posixpath.dirname(ops[0]) + "/", why="a new path")
+            return Output("temp", text=(where or "/tmp").rstrip("/") + "/", why="a new path")
+        if prog == "pwd":
+            return Output("lit", cwd or ".") if cwd is not None else Output("any", why="pwd")
+        if prog in ("which", "type", "whereis") or (prog == "command" and "-v" in args):
+            names = [a for a in args if not a.startswith("-")]
+            if len(names) == 1 and not has_hole(names[0]):
+                return Output("lit", "/usr/bin/" + posixpath.basename(names[0]))
+            return Output("any", why=f"a path {prog} looks up")
+        if prog in ("dirname", "basename", "realpath", "readlink"):
+            return _path_op(prog, args)
+        if prog in _TOKEN_PROGRAMS:
+            return Output("token", why=f"the output of {prog}")
+        if prog == "yes":
+            return Output("lit", " ".join(args) or "y")
+        if prog in ("find", "gfind", "fd", "fdfind", "ls", "tree", "locate"):
+            return _listing(prog, *split_opts(args), args) or Output("local")
+        if prog == "git":
+            return _git_out(args)
+        return Output("local", why=f"the output of {prog}")
+
+
+def _printed(prog: str, args: list[str], idx: int) -> Output:
+    """``echo``/``printf`` of known words: their text (``computed`` when escapes or a
+    format made it differ from the words)."""
+    if prog == "echo":
+        flags = ""
+        while args and re.fullmatch(r"-[neE]+", args[0]):
+            flags += args[0][1:]
+            args = args[1:]
+        text = " ".join(args)
+        if "e" in flags:
+            text = _unescape(text)
+    else:
+        if args[:1] == ["-v"]:
+            return Output("lit", "")
+        if not args:
+            return Output("lit", "")
+        printed = _printf(args[0], args[1:])
+        if printed is None:
+            return Output("obf", why="text printf builds at run time")
+        return Output("lit", printed, computed=_HIDING.search(args[0]) is not None)
+    return Output("lit", text, computed="e" in flags and _HIDING.search(text) is not None)
+
+
+#: escapes that hide characters (octal, hex, unicode) and formats that build text
+_HIDING: Final = re.compile(r"\\(?:[0-7]|x|u|U|e)|%[^sd%\d.-]")
+
+
+def _printf(fmt: str, args: list[str]) -> str | None:
+    out: list[str] = []
+    k = 0
+    for _ in range(64):
+        pieces = re.split(r"(%[-+ #0]*\d*(?:\.\d+)?[a-zA-Z%])", fmt)
+        for piece in pieces:
+            if not piece.startswith("%") or len(piece) < 2:
+                out.append(_unescape(piece))
+                continue
+            conv = piece[-1]
+            if conv == "%":
+                out.append("%")
+                continue
+            arg = args[k] if k < len(args) else ""
+            k += 1
+            if conv == "s":
+                out.append(arg)
+            elif conv == "b":
+                out.append(_unescape(arg))
+            elif conv in "dic":
+                out.append(arg)
+            else:
+                return None
+        if k >= len(args):
+            break
+    return "".join(out)
+
+
+def _unescape(text: str) -> str:
+    if "\\" not in text:
+        return text
+    try:
+        return re.sub(
+            r"\\(x[0-9A-Fa-f]{1,2}|0?[0-7]{1,3}|[abefnrtv\\])",
+            lambda m: (
+                _ESC.get(m.group(1))
+                or chr(int(m.group(1)[1:], 16) if m.group(1)[0] == "x" else int(m.group(1), 8))
+            ),
+            text,
+        )
+    except ValueError:
+        return text
+
+
+_ESC: Final = {"a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_ESC.update({"v": "\v", "\\": "\\"})
+
+
+def _path_op(prog: str, args: list[str]) -> Output:
+    ops = [a for a in args if not a.startswith("-")]
+    if not ops:
+        return Output("any", why=f"the output of {prog}")
+    arg = ops[0]
+    if prog == "dirname":
+        return Output("lit", posixpath.dirname(arg.rstrip("/")) or ".")
+    if prog == "basename":
+        name = posixpath.basename(arg.rstrip("/"))
+        if len(ops) > 1 and name.endswith(ops[1]):
+            name = name[: -len(ops[1])]
+        return Output("lit", name)
+    return Output("lit", posixpath.normpath(arg))
+
+
+def _listing(
+    prog: str, opts: list[tuple[str, str | None]], ops: list[str], args: list[str]
+) -> Output | None:
+    """``find``/``ls``/``grep -l``/``rg --files``/``git ls-files``: paths under a directory."""
+    names: tuple[str, ...] | None = None
+    hidden = "all"
+    if prog in ("grep", "egrep", "fgrep"):
+        if not has_opt(opts, "-l -L --files-with-matches --files-without-match"):
+            return None
+        if not any(
+            o.startswith("-") and ("r" in o or "R" in o) for o in args if not o.startswith("--")
+        ) and not any(a in ("--recursive", "--dereference-recursive") for a in args):
+            base = ops[1] if len(ops) > 1 else "."
+        else:
+            base = ops[1] if len(ops) > 1 else "."
+        inc = [a.partition("=")[2] for a in args if a.startswith("--include=")]
+        names = tuple(inc) or None
+    elif prog == "rg":
+        if not any(a in ("-l", "--files", "--files-with-matches", "-L") for a in args):
+            return None
+        files_mode = "--files" in args
+        base = (ops[0] if files_mode else (ops[1] if len(ops) > 1 else ".")) if ops else "."
+        globs = [args[k + 1] for k, a in enumerate(args[:-1]) if a in ("-g", "--glob")]
+        types = [
+            _RG_TYPES.get(args[k + 1], "*")
+            for k, a in enumerate(args[:-1])
+            if a in ("-t", "--type")
+        ]
+        names = tuple(g for g in [*globs, *types] if not g.startswith("!")) or None
+        hidden = "all" if {"--hidden", "-uu", "-uuu", "-u"} & set(args) else "none"
+    elif prog in ("find", "gfind"):
+        starts = [
+            a
+            for a in args[
+                : next((k for k, a in enumerate(args) if a.startswith(("-", "(", "!"))), len(args))
+            ]
+        ]
+        base = starts[0] if starts else "."
+        found = [args[k + 1] for k, a in enumerate(args[:-1]) if a in ("-name", "-iname")]
+        if found and "!" not in args and "-not" not in args and "-o" not in args:
+            names = tuple(found)
+        return Output(
+            "paths",
+            base,
+            why=f"the paths find lists under {base}",
+            names=names,
+            self_too=names is None,
+            computed=any(a in _PICKING for a in args),  # names picked at run time
+        )
+    elif prog in ("fd", "fdfind"):
+        base = ops[1] if len(ops) > 1 else "."
+        hidden = "all" if {"-H", "--hidden", "-u"} & set(args) else "none"
+    elif prog in ("ls", "tree", "locate"):
+        base = ops[0] if ops else "."
+    else:
+        return None
+    return Output(  # filtered at run time by what the files are called or hold: computed
+        "paths",
+        base,
+        why=f"the paths {prog} lists under {base}",
+        names=names,
+        hidden=hidden,
+        computed=True,
+    )
+
+
+def _git_out(args: list[str]) -> Output:
+    sub = next((a for a in args if not a.startswith("-")), "")
+    rest = args[args.index(sub) + 1 :] if sub else []
+    if sub == "rev-parse":
+        if "--show-toplevel" in rest:
+            return Output("root", why="the project root")
+        if "--git-dir" in rest or "--absolute-git-dir" in rest or "--git-common-dir" in rest:
+            return Output("lit", ".git")
+        if any(a in _TOKEN_GIT for a in rest) or rest:
+            return Output("token", why="a git revision")
+    if sub in ("ls-files", "diff", "status") and (
+        sub == "ls-files" or "--name-only" in rest or "--porcelain" in rest or "-s" in rest
+    ):
+        names = (
+            tuple(a for a in rest if not a.startswith("-") and any(c in a for c in "*?[")) or None
+        )
+        return Output(
+            "paths",
+            ".",
+            why=f"the paths git {sub} lists",
+            names=names,
+            hidden="tracked",
+            computed=True,
+        )
+    if sub in ("branch", "describe", "log", "show") and (
+        "--show-current" in rest or sub == "describe"
+    ):
+        return Output("token", why="a git name")
+    return Output("local", why=f"the output of git {sub}")

@@ -1,0 +1,181 @@
+"""What a word may hold at run time: literal text with *holes* where it cannot be known.
+
+An expanded word is a plain string in which each part the analyzer could not
+resolve is one private-use character (``U+E000`` + index) standing for a
+``Hole`` in the line's table. Strings stay strings, so paths can be joined,
+normalised and split as usual, and a guard asks each hole what it may be:
+
+* ``any``: anything at all (an unknown variable, the output of an unknown or
+  obfuscating command, a download). ``fetch`` names the download it carries.
+* ``env``: a variable the line does not set (the guard reads its environment).
+* ``token``: one harmless word (a number, a date, a user name: no ``/``).
+* ``paths``: existing paths below the directory written before it (the output of
+  ``find``/``ls``/``grep -l``, an archive's members), optionally only those whose
+  names match ``names``.
+* ``root``: the project's root (``$(git rev-parse --show-toplevel)``).
+* ``fd``: a process substitution (``<(cmd)``): a file whose content is ``out``.
+
+``Output`` is what a command prints: known text, a download, text decoded or
+computed at run time, the output of a local program, or one of the kinds above.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+__all__ = ["HOLE_RE", "Hole", "Opaque", "Output", "has_hole", "hole_index", "worst"]
+
+_BASE: Final = 0xE000
+_LIMIT: Final = 0x1800  # private-use characters available (U+E000..U+F7FF)
+HOLE_RE: Final = re.compile("[\ue000-\uf7ff]")
+
+
+def hole_index(ch: str) -> int:
+    return ord(ch) - _BASE
+
+
+def has_hole(text: str) -> bool:
+    return HOLE_RE.search(text) is not None
+
+
+class Output:
+    """What a command writes to its standard output (or a file holds).
+
+    ``kind``: ``lit`` (``text``, which may hold holes), ``fetch`` (downloaded by
+    command ``fetch``), ``obf`` (decoded or computed at run time), ``local`` (a
+    local program's output or a file's content), ``any``, ``token``, ``temp``
+    (a new temporary path: ``text`` is its directory), ``paths`` (``text`` is the
+    directory), ``root``. ``why`` says, for messages, where it comes from.
+    """
+
+    __slots__ = ("computed", "fetch", "hidden", "kind", "names", "self_too", "text", "why")
+
+    def __init__(
+        self,
+        kind: str,
+        text: str = "",
+        why: str = "",
+        fetch: int | None = None,
+        names: tuple[str, ...] | None = None,
+        hidden: str = "all",
+        self_too: bool = False,
+        computed: bool = False,
+    ) -> None:
+        self.kind = kind
+        self.text = text
+        self.why = why
+        self.fetch = fetch
+        self.names = names
+        self.hidden = hidden
+        self.self_too = self_too
+        self.computed = computed  # text built at run time (formatted, decoded, substituted)
+
+    def marked(self) -> Output:
+        """The same output, as text that reached its place through an expansion."""
+        return Output(
+            self.kind, self.text, self.why, self.fetch, self.names, self.hidden, self.self_too, True
+        )
+
+    def __repr__(self) -> str:
+        return f"Output({self.kind!r}, {self.text!r}, {self.why!r})"
+
+
+#: how much each output kind hides, for combining several: the worst one wins
+_RANK: Final = {
+    "lit": 0,
+    "token": 1,
+    "temp": 1,
+    "root": 1,
+    "paths": 2,
+    "local": 3,
+    "any": 4,
+    "obf": 5,
+    "fetch": 6,
+}
+
+
+def worst(outs: list[Output]) -> Output:
+    """Several outputs reaching one place: the one that hides the most (texts joined)."""
+    if not outs:
+        return Output("local", why="nothing known")
+    top = max(outs, key=lambda o: _RANK.get(o.kind, 4))
+    if top.kind != "lit":
+        return top
+    texts: list[str] = []
+    for o in outs:
+        if not texts or texts[-1] != o.text:  # a filter passing its input on repeats it
+            texts.append(o.text)
+    return Output("lit", "\n".join(texts), computed=any(o.computed for o in outs))
+
+
+class Hole:
+    """One part of an expanded word that is not known before the command runs."""
+
+    __slots__ = ("env", "fetch", "hidden", "kind", "names", "out", "split", "text", "why")
+
+    def __init__(
+        self,
+        kind: str,
+        text: str,
+        why: str = "",
+        *,
+        out: Output | None = None,
+        env: str = "",
+        names: tuple[str, ...] | None = None,
+        hidden: str = "all",
+        split: bool = False,
+    ) -> None:
+        self.kind = kind
+        self.text = text  # as written: $X, $(cat f), <(curl x)
+        self.why = why
+        self.out = out
+        self.fetch = out.fetch if out is not None and out.kind == "fetch" else None
+        self.env = env
+        self.names = names
+        self.hidden = hidden
+        self.split = split  # unquoted: word splitting may cut it into several words
+
+    @property
+    def unknown(self) -> bool:
+        """May it hold any text at all (so also shell syntax, a path, a program name)?"""
+        return self.kind in ("any", "env", "fd")
+
+    @property
+    def hostile(self) -> bool:
+        """Unknown text nobody on the machine chose: a variable, a download, decoded text
+        (a local program's output is as trusted as the program)."""
+        return self.unknown and (self.out is None or self.out.kind != "local")
+
+    def __repr__(self) -> str:
+        return f"Hole({self.kind!r}, {self.text!r})"
+
+
+class Holes:
+    """The holes of one line: a private-use character each."""
+
+    __slots__ = ("table",)
+
+    def __init__(self) -> None:
+        self.table: list[Hole] = []
+
+    def add(self, hole: Hole) -> str:
+        if len(self.table) >= _LIMIT:
+            raise OverflowError("too many unknown parts")
+        self.table.append(hole)
+        return chr(_BASE + len(self.table) - 1)
+
+    def of(self, text: str) -> list[Hole]:
+        return [self.table[hole_index(c)] for c in HOLE_RE.findall(text)]
+
+
+class Opaque(str):
+    """A reason a command cannot be seen in full: the text names the hidden part;
+    ``hint`` says how to write the command plainly."""
+
+    hint: str
+
+    def __new__(cls, text: str, hint: str) -> Opaque:
+        self = super().__new__(cls, text)
+        self.hint = hint
+        return self
