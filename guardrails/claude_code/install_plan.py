@@ -22,7 +22,7 @@ What is written:
 * an argument rule ``Tool(glob)`` counts as its tool name; a PreToolUse whose
   every matcher is the one rule ``Bash(<words>)`` or ``Bash(<words>*)`` (plain
   words, nothing the shell or Claude's rule syntax reads specially) also gets
-  ``if: "Bash(<glob>)"``. Claude evaluates ``if`` with its own command parser,
+  ``if: "Bash(<glob>)"`` (also ``Bash(<words> *)``). Claude evaluates ``if`` with its own command parser,
   which is narrower than hookrails' whole-string glob for other shapes (it
   splits ``curl * | sh`` at the pipe and drops ``# comments``; checked with the
   real CLI), so those keep the name alone;
@@ -64,7 +64,7 @@ _CLAUDE_EXACT = re.compile(r"[A-Za-z0-9_|, -]+")
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_-]+")
 #: an argument glob whose ``if`` Claude evaluates at least as widely as hookrails: plain
 #: words with single spaces, an optional trailing ``*`` (not Claude's legacy ``:*``)
-_SAFE_IF = re.compile(r"[A-Za-z0-9_./=+-]+(?: [A-Za-z0-9_./=+-]+)*\*?")
+_SAFE_IF = re.compile(r"[A-Za-z0-9_./=+-]+(?: [A-Za-z0-9_./=+-]+)*(?: ?\*)?")
 #: what a JavaScript regex reads specially outside a class
 _JS_SPECIAL = frozenset("\\^$.|?*+()[]{}/")
 #: one character of a name, astral ones (a surrogate pair in JavaScript) included

@@ -96,6 +96,7 @@ class SettingsChange:
     added: int = 0  # hookrails handlers put in
     dry_run: bool = False
     kind: str = "command"
+    recorded: list[str] = field(default_factory=list)  # events with record-only handlers
 
     @property
     def changed(self) -> bool:
@@ -353,8 +354,12 @@ def install(
     removed, added = _merge(data, wanted)
     after = _dump(data, path) if removed or added else (before or "")  # unchanged: not reformatted
     kind = "http" if http is not None else "command"
-    events = list(dict.fromkeys(event for event, _ in wanted))
-    change = SettingsChange(path, before, after, events, removed, added, dry_run, kind)
+    recorded = [e for e, g in wanted if "--record-only" in str(g["hooks"][0].get("args", ""))]
+    recorded += [e for e, g in wanted if "--record-only" in str(g["hooks"][0].get("command"))]
+    events = [e for e in dict.fromkeys(e for e, _ in wanted) if e not in recorded]
+    change = SettingsChange(
+        path, before, after, events, removed, added, dry_run, kind, list(dict.fromkeys(recorded))
+    )
     if change.changed and not dry_run:
         _write(path, change.after)
     return change

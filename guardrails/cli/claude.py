@@ -191,6 +191,8 @@ def claude_install(
     if warning:
         click.echo(f"warning: {warning}", err=True)
     events = ", ".join(change.events) or "no events"
+    if change.recorded:
+        events += f" (record-only: {', '.join(change.recorded)})"
     done = f"installed hookrails ({change.kind} hooks) for {events} in {change.path}"
     if change.removed:
         done += f" (replacing {change.removed} earlier hookrails entries)"
