@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         options = parse_args(args)
     except ValueError as exc:  # still read stdin: the event decides how this fails
         return _run(HookOptions(event=_event_arg(args)), None, f"{exc} ({USAGE})")
-    return _run(options, None, None)
+    return _run(options, None, None, detach=True)
 
 
 def finish(code: int) -> NoReturn:
@@ -259,14 +259,18 @@ def _contain_exits() -> Any:
     return restore
 
 
-def _run(options: HookOptions, stdin: bytes | None, problem: str | None) -> int:
+def _run(
+    options: HookOptions, stdin: bytes | None, problem: str | None, *, detach: bool = False
+) -> int:
     if options.record_only and problem is None:
-        from .record_only import record
+        from .record_only import detach_writer, record
 
         try:
             raw = sys.stdin.buffer.read() if stdin is None else stdin
         except (OSError, ValueError) as exc:
             return _answer(1, "", one_line(f"hookrails: cannot read stdin: {describe(exc)}"))
+        if detach and detach_writer():  # the parent: answered now, the child records
+            return _answer(0, "{}", "")
         held = _hold_stdout()
         try:
             answer = record(options, raw)

@@ -19,11 +19,17 @@ marked it ``interrupted`` although it succeeded. Record-only handlers run
 
 It always exits 0 with ``{}`` (an async answer changes nothing anyway); what
 went wrong is one line on stderr, exit 1 (Claude's non-blocking error).
+
+The process Claude starts answers at once and leaves the writing to a child
+in a session of its own (:func:`detach_writer`): Claude ends the async hooks
+still running when a headless session ends (CLI 2.1.332 killed the record of a
+session's last call that way), and a detached writer outlives that.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 
 from ..errors import describe, one_line
@@ -41,6 +47,27 @@ BATCH_EVENT = "PostToolBatch"
 NOT_RUN_PREFIX = "Claude Code did not run this call"
 #: characters of Claude's message kept in that reason
 _MESSAGE_CAP = 500
+
+
+def detach_writer() -> bool:
+    """Fork a writer that outlives the hook process: ``True`` in the parent (answer and
+    exit), ``False`` in the child (a new session, stdio on /dev/null: record, then exit)
+    and where there is no ``fork`` (record in place)."""
+    fork = getattr(os, "fork", None)
+    if fork is None:  # pragma: no cover - Windows
+        return False
+    try:
+        pid = fork()
+    except OSError:
+        return False  # record in place
+    if pid:
+        return True
+    os.setsid()
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+    return False
 
 
 def record(options: HookOptions, raw: bytes) -> tuple[int, str, str]:
