@@ -20,12 +20,12 @@ What is written:
   (``Bash|Write``) when every alternative is a plain name, else one anchored
   regex (``^(?:mcp__github__[\\s\\S]*|Bash)$``);
 * an argument rule ``Tool(glob)`` counts as its tool name; a PreToolUse whose
-  every matcher is the one rule ``Bash(<words>)`` or ``Bash(<words>*)`` (plain
-  words, nothing the shell or Claude's rule syntax reads specially) also gets
-  ``if: "Bash(<glob>)"`` (also ``Bash(<words> *)``). Claude evaluates ``if`` with its own command parser,
-  which is narrower than hookrails' whole-string glob for other shapes (it
-  splits ``curl * | sh`` at the pipe and drops ``# comments``; checked with the
-  real CLI), so those keep the name alone;
+  every matcher is the one rule ``Bash(<words>)``, ``Bash(<words>*)`` or
+  ``Bash(<words> *)`` (plain words, nothing the shell or Claude's rule syntax
+  reads specially) also gets ``if: "Bash(<glob>)"``. Claude evaluates ``if``
+  with its own command parser, which is narrower than hookrails' whole-string
+  glob for other shapes (it splits ``curl * | sh`` at the pipe and drops
+  ``# comments``; checked with the real CLI), so those keep the name alone;
 * every tool (no matcher), with the reason, when a matcher cannot be written
   narrowly: a catch-all, a negation (``!Read``), a ``re:`` pattern, a glob
   with a ``[...]`` class or a ``{1..3}`` range. ``agents=`` and ``tenants=``

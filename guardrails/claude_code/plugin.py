@@ -145,7 +145,7 @@ def write_plugin(
         "version": __version__,
         "description": f"hookrails guardrails for {definition.name or 'this agent'}",
     }
-    files = {
+    files: dict[str, dict[str, Any]] = {
         os.path.join(".claude-plugin", "plugin.json"): manifest,
         os.path.join("hooks", "hooks.json"): {
             "description": f"hookrails: {os.path.basename(config)}",

@@ -77,9 +77,8 @@ def check(file: str) -> None:
     cannot be imported (or exits as it is imported), a tool schema that is missing or
     not a JSON Schema, a file too large or nested too deeply.
     """
-    from ..dispatch.explain import check_definition
-
     from ..claude_code.settings_install import plans_for
+    from ..dispatch.explain import check_definition
 
     report = check_definition(file)
     for line in report.lines:

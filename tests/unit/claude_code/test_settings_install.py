@@ -148,7 +148,8 @@ def test_install_adds_one_entry_per_bound_event(project: Path) -> None:
     assert code == 0
     assert out == (
         "installed hookrails (command hooks) for PreToolUse, Stop, SessionStart (record-only: "
-        f"PostToolUse, PostToolUseFailure, PostToolBatch) in {project / '.claude' / 'settings.json'}\n"
+        "PostToolUse, PostToolUseFailure, PostToolBatch) in "
+        f"{project / '.claude' / 'settings.json'}\n"
     )
     assert settings(project) == {
         "hooks": {
