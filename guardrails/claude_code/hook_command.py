@@ -51,14 +51,23 @@ if TYPE_CHECKING:
 __all__ = ["USAGE", "HookEscape", "HookOptions", "finish", "main", "parse_args", "run"]
 
 USAGE = (
-    "usage: hookrails hook --config FILE [--event NAME] [--ledger FILE | --no-ledger] < event.json"
+    "usage: hookrails hook --config FILE [--event NAME] [--ledger FILE | --no-ledger] "
+    "[--covers TAG] [--record-only [--except MATCHER]] < event.json"
 )
 
 
 class HookOptions:
     """The command line of ``hookrails hook``."""
 
-    __slots__ = ("config", "event", "ledger", "no_ledger")
+    __slots__ = (
+        "config",
+        "covers",
+        "event",
+        "except_matcher",
+        "ledger",
+        "no_ledger",
+        "record_only",
+    )
 
     def __init__(
         self,
@@ -67,11 +76,20 @@ class HookOptions:
         event: str | None = None,
         ledger: str | None = None,
         no_ledger: bool = False,
+        covers: str | None = None,
+        record_only: bool = False,
+        except_matcher: str | None = None,
     ) -> None:
         self.config = config
         self.event = event
         self.ledger = ledger
         self.no_ledger = no_ledger
+        #: the tag of the plan the handler was written for (``install_plan.coverage_tag``)
+        self.covers = covers
+        #: record the event, decide nothing (``record_only``)
+        self.record_only = record_only
+        #: with ``record_only``: the deciding handler's Claude matcher, which records itself
+        self.except_matcher = except_matcher
 
 
 class _Undecided(Exception):
@@ -97,32 +115,45 @@ class _State:
 
 
 def parse_args(argv: list[str]) -> HookOptions:
-    """Read ``--config``, ``--event``, ``--ledger`` and ``--no-ledger`` (no argparse: it
-    costs a hook process milliseconds). Raises ``ValueError`` with the usage problem."""
+    """Read the options of :data:`USAGE` (no argparse: it costs a hook process
+    milliseconds). Raises ``ValueError`` with the usage problem."""
     opts = HookOptions()
     it = iter(argv)
     for arg in it:
         name, eq, value = arg.partition("=")
-        if name in ("--config", "-c", "--event", "-e", "--ledger", "-l"):
+        slot = _VALUED.get(name)
+        if slot is not None:
             if not eq:
                 value = next(it, "")
             if not value:
                 raise ValueError(f"{name} needs a value")
-            if name in ("--config", "-c"):
-                opts.config = value
-            elif name in ("--event", "-e"):
-                opts.event = value
-            else:
-                opts.ledger = value
+            setattr(opts, slot, value)
         elif arg == "--no-ledger":
             opts.no_ledger = True
+        elif arg == "--record-only":
+            opts.record_only = True
         else:
             raise ValueError(f"unexpected argument {arg!r}")
     if opts.config is None:
         raise ValueError("--config is required")
     if opts.ledger and opts.no_ledger:
         raise ValueError("--ledger and --no-ledger exclude each other")
+    if opts.except_matcher is not None and not opts.record_only:
+        raise ValueError("--except goes with --record-only")
     return opts
+
+
+#: the options that take a value, and the ``HookOptions`` slot each fills
+_VALUED = {
+    "--config": "config",
+    "-c": "config",
+    "--event": "event",
+    "-e": "event",
+    "--ledger": "ledger",
+    "-l": "ledger",
+    "--covers": "covers",
+    "--except": "except_matcher",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         options = parse_args(args)
     except ValueError as exc:  # still read stdin: the event decides how this fails
         return _run(HookOptions(event=_event_arg(args)), None, f"{exc} ({USAGE})")
-    return _run(options, None, None)
+    return _run(options, None, None, detach=True)
 
 
 def finish(code: int) -> NoReturn:
@@ -228,7 +259,24 @@ def _contain_exits() -> Any:
     return restore
 
 
-def _run(options: HookOptions, stdin: bytes | None, problem: str | None) -> int:
+def _run(
+    options: HookOptions, stdin: bytes | None, problem: str | None, *, detach: bool = False
+) -> int:
+    if options.record_only and problem is None:
+        from .record_only import detach_writer, record
+
+        try:
+            raw = sys.stdin.buffer.read() if stdin is None else stdin
+        except (OSError, ValueError) as exc:
+            return _answer(1, "", one_line(f"hookrails: cannot read stdin: {describe(exc)}"))
+        if detach and detach_writer():  # the parent: answered now, the child records
+            return _answer(0, "{}", "")
+        held = _hold_stdout()
+        try:
+            answer = record(options, raw)
+        finally:
+            _release_stdout(held)
+        return _answer(*answer)
     state = _State(options)
     held = _hold_stdout()
     try:
@@ -317,6 +365,9 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
         except DefinitionError as exc:
             raise _Undecided(f"cannot load the definition: {exc}") from None
         state.definition = definition
+        stale = _stale(options, definition, state.event) if options.covers else None
+        if stale is not None and state.event == "PreToolUse":
+            raise _Undecided(stale)
         from .failure_policy import deadline, encode
 
         assert state.event is not None
@@ -328,8 +379,13 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
         # call closed), not at load for every event of a one-event process
         guard = Guard(definition, ledger=ledger if ledger is not None else False, check=False)
         decision = guard.emit_sync(event)  # recorded in the ledger too
+        answer = decision.to_claude()
+        if stale is not None:  # decided, and the user told the install is out of date
+            said = answer.get("systemMessage")
+            stale = f"hookrails: {stale}"
+            answer["systemMessage"] = f"{said}\n{stale}" if said else stale
         try:
-            out = encode(decision.to_claude())  # strict: Claude would drop NaN or a repr
+            out = encode(answer)  # strict: Claude would drop NaN or a repr
         except ValueError as exc:
             raise _Undecided(f"the hooks' answer is not valid JSON: {exc}") from None
         fallback = ""  # when stdout cannot take the answer, a refusal still refuses
@@ -340,6 +396,25 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
         return 0, out, fallback
     finally:
         watchdog.release()  # cancels it, whichever way this ends
+
+
+def _stale(options: HookOptions, definition: AgentDefinition, event: str | None) -> str | None:
+    """Why the handler is out of date (``--covers`` is not the tag of the plan ``install``
+    would write now: a matcher changed, so some calls may not reach hookrails), or None."""
+    from ..events import event_class
+    from .install_plan import coverage_tag, plan_event
+
+    if event is None:
+        return None
+    wire = event_class(event).wire_name
+    plan = plan_event(wire, definition.hooks.get(event) or (), definition.arg_of)
+    if coverage_tag(plan) == options.covers:
+        return None
+    return (
+        f"the Claude Code hooks for {wire} were installed for other matchers than "
+        f"{options.config} has now, so calls it guards may not reach hookrails; run "
+        f"`hookrails claude install --config {options.config}` again"
+    )
 
 
 def _payload(raw: bytes, state: _State) -> dict[str, Any]:

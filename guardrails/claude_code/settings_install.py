@@ -1,27 +1,42 @@
 """``hookrails claude install`` / ``uninstall``: our entries in Claude Code's ``settings.json``.
 
-``install`` adds one handler per event the definition binds, each in a
-matcher group of its own with no ``matcher`` (every tool: hookrails matches
-inside). Everything else in the file stays as it was, and running it again
+``install`` adds, per event the definition binds, one handler in a matcher group
+of its own. On the tool events its ``matcher`` (and on a lone ``Bash`` rule its
+``if``) lets through only the calls the definition's matchers can match
+(:mod:`~guardrails.claude_code.install_plan`): a call no hookrails matcher can
+match starts no process. With a ledger (the default) record-only handlers
+(``async``: the agent never waits) hear every PostToolUse and
+PostToolUseFailure the deciding handlers do not, and every PostToolBatch, so
+each call's row is closed: ``ok``, ``error``, or ``interrupted`` when Claude
+never ran it. Everything else in the file stays as it was, and running it again
 changes nothing. One settings file holds one hookrails setup: installing
-replaces the hookrails entries already there (another definition, command
-hooks switched to http hooks), and ``uninstall`` removes them all.
+replaces the hookrails entries already there (another definition, command hooks
+switched to http hooks), and ``uninstall`` removes them all.
 
-Which entries are ours: a ``command`` handler whose command starts with
-``hookrails hook`` (any path to the script) or ``<python> -m guardrails hook``,
-and an ``http`` handler whose URL ends with ``/v1/claude/hook``.
+Which entries are ours: a ``command`` handler that runs ``hookrails hook`` (any
+path to the script; shell form, or exec form with ``args`` starting ``hook``)
+or ``<python> -m guardrails hook``, and an ``http`` handler whose URL ends with
+``/v1/claude/hook``.
 
-How the command names things:
+How a command handler names things:
 
 * hookrails: by default the absolute path of this environment's ``hookrails``
-  script (or ``<python> -m guardrails``). A command Claude cannot find exits
-  127, which Claude treats as a non-blocking error: the guard would be off
-  without a word. ``portable=True`` writes a bare ``hookrails`` (found on
-  ``PATH``), for a settings file shared through the repository.
-* the definition: ``"$CLAUDE_PROJECT_DIR"/<path>`` when a project install's
+  script, run in exec form (``command`` plus ``args``: no shell, and a Claude
+  Code too old for ``args`` runs the bare script, which refuses with exit 2).
+  Without the script, ``<python> -m guardrails`` in shell form. A command
+  Claude cannot find exits 127, which Claude treats as a non-blocking error:
+  the guard would be off without a word. ``portable=True`` writes a bare
+  ``hookrails`` (found on ``PATH``), for a settings file shared through the
+  repository.
+* the definition: ``${CLAUDE_PROJECT_DIR}/<path>`` when a project install's
   definition lies inside the project (the file then works in any checkout),
   else its absolute path.
 * ``--event <Event>``: how the event fails when stdin cannot be read.
+* ``--covers <tag>`` on the tool events: the plan the handler was written for;
+  ``hookrails hook`` refuses a PreToolUse when the definition now needs
+  another, so an edited matcher never silently misses calls.
+* ``statusMessage``: what Claude shows (to the user, and to the model in a
+  blocked stop's feedback) instead of the whole command line.
 * ``timeout``: ``_policy.settings_timeout``, longer than every event's deadline
   (event budget + the longest hook timeout + 1 s) by 5 s, so Claude never kills
   the hook before its own watchdog (or ``hookrails serve``'s deadline) answers.
@@ -81,6 +96,7 @@ class SettingsChange:
     added: int = 0  # hookrails handlers put in
     dry_run: bool = False
     kind: str = "command"
+    recorded: list[str] = field(default_factory=list)  # events with record-only handlers
 
     @property
     def changed(self) -> bool:
@@ -114,8 +130,9 @@ def settings_path(scope: str, project_dir: str | None = None) -> str:
 
 
 def is_ours(handler: Any) -> bool:
-    """A handler hookrails wrote: ``hookrails hook ...``, ``<python> -m guardrails hook
-    ...``, or an http handler pointing at ``hookrails serve``."""
+    """A handler hookrails wrote: ``hookrails hook ...`` (shell form, or exec form: the
+    script with ``args`` starting ``hook``), ``<python> -m guardrails hook ...``, or an
+    http handler pointing at ``hookrails serve``."""
     if not isinstance(handler, dict):
         return False
     kind = handler.get("type")
@@ -125,66 +142,99 @@ def is_ours(handler: Any) -> bool:
     command = handler.get("command")
     if kind != "command" or not isinstance(command, str):
         return False
+    args = handler.get("args")
+    if isinstance(args, list):
+        return args[:1] == ["hook"] and _is_script(command)
     try:
         words = shlex.split(command)
     except ValueError:
         return False
     if len(words) >= 2 and words[1] == "hook":
-        name = words[0].replace("\\", "/").rsplit("/", 1)[-1]
-        return name in ("hookrails", "hookrails.exe")
+        return _is_script(words[0])
     return words[1:4] == ["-m", "guardrails", "hook"]
+
+
+def _is_script(program: str) -> bool:
+    name = program.replace("\\", "/").rsplit("/", 1)[-1]
+    return name in ("hookrails", "hookrails.exe")
 
 
 #: events a warm ``hookrails serve`` needs even when nothing binds them: a prompt starts a
 #: turn (a halt ends, the injection budget renews), a session's end lets it be forgotten
 _SERVE_BOOKKEEPING = frozenset({"UserPromptSubmit", "SessionEnd"})
+#: events a ledger needs heard once a tool event is bound: a call's end closes its row
+_RECORDED = ("PostToolUse", "PostToolUseFailure")
+#: the spinner text, and what Claude shows the model instead of the command line
+STATUS_MESSAGE = "hookrails"
 
 
-def _wire_events(config: str, http: bool = False) -> tuple[list[str], set[str], int]:
-    """The Claude event names to install, those that fail closed (``_policy``), and the
-    handlers' ``timeout`` (``_policy.settings_timeout``).
+class _Setup:
+    """What the definition asks of Claude Code, read once (:func:`_setup`)."""
 
-    The events are those the definition binds, plus, for http hooks, the ones a
-    long-lived server needs to keep its sessions right (they fail open when
-    unbound: nothing there guards anything). Loading validates the whole file
-    (every hook is imported) and fills the compiled-definition cache, so the
-    first hook process is fast too.
+    __slots__ = ("bound", "closed", "plans", "timeout")
+
+    def __init__(self, bound: list[str], closed: set[str], plans: dict[str, Any], timeout: int):
+        self.bound = bound  # wire names of the events the definition binds, in order
+        self.closed = closed  # wire names that fail closed (``_policy``)
+        self.plans = plans  # wire name -> install_plan.EventPlan, for the bound events
+        self.timeout = timeout
+
+
+def _setup(config: str) -> _Setup:
+    """The bound events, those that fail closed, their plans and the handlers' ``timeout``.
+
+    Loading validates the whole file (every hook is imported) and fills the
+    compiled-definition cache, so the first hook process is fast too.
     """
     from ..definition.cache import load_definition
     from ..events import EVENT_NAMES, event_class
     from .failure_policy import fails_closed, settings_timeout
+    from .install_plan import plan_event
 
     definition = load_definition(config)
-    events, closed = [], set()
-    bound = [name for name in EVENT_NAMES if definition.hooks.get(name)]
+    bound, closed, plans = [], set(), {}
     for name in EVENT_NAMES:
-        if name not in bound and not (http and bound and name in _SERVE_BOOKKEEPING):
+        matchers = definition.hooks.get(name)
+        if not matchers:
             continue
         wire = event_class(name).wire_name
-        events.append(wire)
-        if name in bound and fails_closed(definition, name):
+        bound.append(wire)
+        plans[wire] = plan_event(wire, matchers, definition.arg_of)
+        if fails_closed(definition, name):
             closed.add(wire)
-    return events, closed, settings_timeout(definition)
+    return _Setup(bound, closed, plans, settings_timeout(definition))
 
 
-def _hookrails_command(portable: bool) -> str:
+def plans_for(config: str) -> list[Any]:
+    """The :class:`~guardrails.claude_code.install_plan.EventPlan` of each event ``install``
+    writes command hooks for, for ``hookrails check``: which calls reach hookrails."""
+    return list(_setup(config).plans.values())
+
+
+def _hookrails_command(portable: bool) -> tuple[str, bool]:
+    """The program to run and whether it is the ``hookrails`` script (exec form: run with
+    ``args``, no shell). ``<python> -m guardrails`` is written in shell form: a Claude Code
+    too old for ``args`` would run the bare command, which for the script refuses (no
+    arguments: exit 2) but for Python would read the event as a program."""
     if portable:
-        return "hookrails"
+        return "hookrails", True
     script = os.path.join(
         os.path.dirname(sys.executable), "hookrails.exe" if os.name == "nt" else "hookrails"
     )
     if os.path.isfile(script):
-        return shlex.quote(script)
-    return f"{shlex.quote(sys.executable)} -m guardrails"
+        return script, True
+    return f"{shlex.quote(sys.executable)} -m guardrails", False
 
 
 def _config_ref(config: str, scope: str, project_dir: str) -> str:
+    """The definition as the handler names it: ``${CLAUDE_PROJECT_DIR}/<path>`` inside a
+    project (Claude substitutes it, in ``args`` too), else the absolute path."""
     path = os.path.abspath(config)
     if scope == "project":
         rel = os.path.relpath(path, project_dir)
         if rel != ".." and not rel.startswith(".." + os.sep) and not os.path.isabs(rel):
-            return '"$CLAUDE_PROJECT_DIR"/' + shlex.quote(rel.replace(os.sep, "/"))
-    return shlex.quote(path)
+            return "${CLAUDE_PROJECT_DIR}/" + rel.replace(os.sep, "/")
+    return path
 
 
 def _url(http: str) -> str:
@@ -192,6 +242,84 @@ def _url(http: str) -> str:
     if not url.startswith(("http://", "https://")):
         raise ValueError(f"--http needs an http:// or https:// URL, got {http!r}")
     return url if url.endswith(HOOK_ROUTE) else url + HOOK_ROUTE
+
+
+def _command_handler(program: tuple[str, bool], args: list[str], timeout: int) -> dict[str, Any]:
+    exe, exec_form = program
+    if exec_form:
+        handler: dict[str, Any] = {"type": "command", "command": exe, "args": ["hook", *args]}
+    else:  # shell form: the ${CLAUDE_PROJECT_DIR} reference stays outside the quotes
+        words = [a if a.startswith("${CLAUDE_") else shlex.quote(a) for a in args]
+        handler = {"type": "command", "command": " ".join([exe, "hook", *words])}
+    handler["timeout"] = timeout
+    handler["statusMessage"] = STATUS_MESSAGE
+    return handler
+
+
+def _group(handler: dict[str, Any], matcher: str | None = None) -> dict[str, Any]:
+    return {"hooks": [handler]} if matcher is None else {"matcher": matcher, "hooks": [handler]}
+
+
+def _command_groups(
+    setup: _Setup, config_ref: str, program: tuple[str, bool], ledger: bool
+) -> list[tuple[str, dict[str, Any]]]:
+    """(event, matcher group) for each handler: the deciding ones, narrowed by their plan,
+    and with a ledger the record-only ones (``async``: they cost the agent nothing)."""
+    from .install_plan import NARROWED_EVENTS, coverage_tag
+    from .record_only import BATCH_EVENT
+
+    base = ["--config", config_ref]
+    if not ledger:
+        base.append("--no-ledger")
+    out: list[tuple[str, dict[str, Any]]] = []
+    for event in setup.bound:
+        plan = setup.plans[event]
+        args = [*base, "--event", event]
+        if event in NARROWED_EVENTS:
+            args += ["--covers", coverage_tag(plan)]
+        handler = _command_handler(program, args, setup.timeout)
+        if plan.condition:
+            handler["if"] = plan.condition
+        if event in setup.closed:
+            handler["onFailure"] = "block"  # a hook that cannot answer refuses, never allows
+        out.append((event, _group(handler, plan.matcher)))
+    if not ledger or not any(e in NARROWED_EVENTS for e in setup.bound):
+        return out
+    recorded = [*_RECORDED, BATCH_EVENT] if "PreToolUse" in setup.bound else list(_RECORDED)
+    for event in recorded:
+        plan = setup.plans.get(event)
+        if plan is not None and plan.matcher is None:
+            continue  # its deciding handler hears every call already
+        args = [*base, "--event", event, "--record-only"]
+        if plan is not None:
+            args += ["--except", plan.matcher]
+        handler = _command_handler(program, args, setup.timeout)
+        handler["async"] = True
+        out.append((event, _group(handler)))
+    return out
+
+
+def _http_groups(setup: _Setup, url: str, token: bool) -> list[tuple[str, dict[str, Any]]]:
+    """One http handler per event, every tool (the server is warm: a call costs it ~1 ms),
+    plus the events a warm server needs (they fail open when unbound)."""
+    from ..events import EVENT_NAMES, event_class
+
+    extra = set(_SERVE_BOOKKEEPING) if setup.bound else set()
+    if any(e in setup.bound for e in ("PreToolUse", *_RECORDED)):
+        extra.update(_RECORDED)  # the server's ledger closes each call's row
+    out: list[tuple[str, dict[str, Any]]] = []
+    for name in EVENT_NAMES:
+        event = event_class(name).wire_name
+        if event not in setup.bound and name not in extra:
+            continue
+        handler: dict[str, Any] = {"type": "http", "url": url, "timeout": setup.timeout}
+        if token:
+            handler["headers"] = {"Authorization": f"Bearer ${TOKEN_ENV}"}
+            handler["allowedEnvVars"] = [TOKEN_ENV]
+        if event in setup.closed:
+            handler["onFailure"] = "block"
+        out.append((event, _group(handler)))
+    return out
 
 
 def install(
@@ -203,37 +331,35 @@ def install(
     token: bool = False,
     portable: bool = False,
     dry_run: bool = False,
+    ledger: bool = True,
 ) -> SettingsChange:
     """Put hookrails' handlers for the definition in ``config`` into the settings file.
 
+    Command hooks (the default) run ``hookrails hook`` only for the tool calls the
+    definition's matchers can match (:mod:`~guardrails.claude_code.install_plan`);
+    with ``ledger`` (the default) record-only async handlers close every call's row.
     ``http``: a ``hookrails serve`` URL (the base or the whole ``/v1/claude/hook``);
     http handlers then replace command handlers, with ``token`` sending
     ``Authorization: Bearer $HOOKRAILS_TOKEN``.
     """
     project = os.path.abspath(project_dir or os.getcwd())
     path = settings_path(scope, project)
-    events, closed, timeout = _wire_events(config, http is not None)
-    wanted: dict[str, dict[str, Any]] = {}
-    for event in events:
-        if http is not None:
-            handler: dict[str, Any] = {"type": "http", "url": _url(http), "timeout": timeout}
-            if token:
-                handler["headers"] = {"Authorization": f"Bearer ${TOKEN_ENV}"}
-                handler["allowedEnvVars"] = [TOKEN_ENV]
-        else:
-            command = (
-                f"{_hookrails_command(portable)} hook "
-                f"--config {_config_ref(config, scope, project)} --event {event}"
-            )
-            handler = {"type": "command", "command": command, "timeout": timeout}
-        if event in closed:
-            handler["onFailure"] = "block"  # a hook that cannot answer refuses, never allows
-        wanted[event] = handler
+    setup = _setup(config)
+    if http is not None:
+        wanted = _http_groups(setup, _url(http), token)
+    else:
+        ref = _config_ref(config, scope, project)
+        wanted = _command_groups(setup, ref, _hookrails_command(portable), ledger)
     before, data = _read(path)
     removed, added = _merge(data, wanted)
     after = _dump(data, path) if removed or added else (before or "")  # unchanged: not reformatted
     kind = "http" if http is not None else "command"
-    change = SettingsChange(path, before, after, events, removed, added, dry_run, kind)
+    recorded = [e for e, g in wanted if "--record-only" in str(g["hooks"][0].get("args", ""))]
+    recorded += [e for e, g in wanted if "--record-only" in str(g["hooks"][0].get("command"))]
+    events = [e for e in dict.fromkeys(e for e, _ in wanted) if e not in recorded]
+    change = SettingsChange(
+        path, before, after, events, removed, added, dry_run, kind, list(dict.fromkeys(recorded))
+    )
     if change.changed and not dry_run:
         _write(path, change.after)
     return change
@@ -245,7 +371,7 @@ def uninstall(
     """Take every hookrails handler out of the settings file; nothing else changes."""
     path = settings_path(scope, project_dir)
     before, data = _read(path)
-    removed, _ = _merge(data, {})
+    removed, _ = _merge(data, [])
     after = _dump(data, path) if removed else (before or "")
     change = SettingsChange(path, before, after, [], removed, 0, dry_run)
     if removed and not dry_run:
@@ -253,12 +379,13 @@ def uninstall(
     return change
 
 
-def _merge(data: dict[str, Any], wanted: dict[str, dict[str, Any]]) -> tuple[int, int]:
-    """Remove our handlers except one identical to ``wanted[event]`` (kept where it is), then
-    append the missing ones. Groups, event lists and ``hooks`` emptied by us go; ones that
-    were empty before stay. Returns (removed, added)."""
+def _merge(data: dict[str, Any], wanted: list[tuple[str, dict[str, Any]]]) -> tuple[int, int]:
+    """Remove our handlers except those identical to a wanted one, in a group with the same
+    ``matcher`` (kept where they are), then append the missing groups. Groups, event lists
+    and ``hooks`` emptied by us go; ones that were empty before stay. Returns (removed,
+    added)."""
     hooks = data.get("hooks")
-    kept: set[str] = set()
+    left_over = list(wanted)
     removed = 0
     if isinstance(hooks, dict):
         for event in list(hooks):
@@ -272,11 +399,13 @@ def _merge(data: dict[str, Any], wanted: dict[str, dict[str, Any]]) -> tuple[int
                 for handler in handlers:
                     if not is_ours(handler):
                         left.append(handler)
-                    elif event not in kept and handler == wanted.get(event):
-                        left.append(handler)
-                        kept.add(event)
-                    else:
+                        continue
+                    match = _wanted_index(left_over, event, group.get("matcher"), handler)
+                    if match is None:
                         removed += 1
+                    else:
+                        left.append(handler)
+                        del left_over[match]
                 if left:
                     group["hooks"] = left
                 else:
@@ -286,12 +415,20 @@ def _merge(data: dict[str, Any], wanted: dict[str, dict[str, Any]]) -> tuple[int
                 del hooks[event]
         if removed and not hooks:
             del data["hooks"]
-    missing = [e for e in wanted if e not in kept]
-    if missing:
+    if left_over:
         hooks = data.setdefault("hooks", {})
-        for event in missing:
-            hooks.setdefault(event, []).append({"hooks": [wanted[event]]})
-    return removed, len(missing)
+        for event, group in left_over:
+            hooks.setdefault(event, []).append(copy.deepcopy(group))
+    return removed, len(left_over)
+
+
+def _wanted_index(
+    wanted: list[tuple[str, dict[str, Any]]], event: str, matcher: Any, handler: Any
+) -> int | None:
+    for i, (e, group) in enumerate(wanted):
+        if e == event and group.get("matcher") == matcher and group["hooks"][0] == handler:
+            return i
+    return None
 
 
 def _dump(data: dict[str, Any], path: str) -> str:

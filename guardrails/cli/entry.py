@@ -12,6 +12,10 @@ import sys
 
 def main() -> None:
     args = sys.argv[1:]
+    if not args:  # exit 2: a Claude Code too old for exec form runs the bare script, and a
+        # PreToolUse hook exiting 2 refuses the call (click's own exit code could change)
+        sys.stderr.write("usage: hookrails COMMAND [ARGS]... (hookrails --help)\n")
+        raise SystemExit(2)
     if args[:1] == ["hook"] and "--help" not in args and "-h" not in args:
         from ..claude_code.hook_command import finish
         from ..claude_code.hook_command import main as hook_main

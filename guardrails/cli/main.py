@@ -69,15 +69,25 @@ def check(file: str) -> None:
     """Load and compile FILE, report its bindings, and warn about matchers that match no tool
     and declared tools that no tool matcher matches.
 
+    Then which Claude Code tool calls reach hookrails once `hookrails claude install`
+    wrote its command hooks: per event, the matcher (and `if`) it writes, or every tool
+    call, and why.
+
     Exits 1 on an invalid definition, with one line saying where: a hook module that
     cannot be imported (or exits as it is imported), a tool schema that is missing or
     not a JSON Schema, a file too large or nested too deeply.
     """
+    from ..claude_code.settings_install import plans_for
     from ..dispatch.explain import check_definition
 
     report = check_definition(file)
     for line in report.lines:
         click.echo(line)
+    plans = plans_for(file)
+    if plans:
+        click.echo("Claude Code (hookrails claude install) starts hookrails for:")
+        for plan in plans:
+            click.echo(f"  {plan.describe()}")
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
 

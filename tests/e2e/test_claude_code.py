@@ -61,7 +61,15 @@ def test_installed_command_hooks_deny_record_and_hold_the_stop(tmp_path: Path) -
     project = tmp_path / "project"
     project.mkdir()
     settings = install(project)
-    assert set(settings["hooks"]) == {"PreToolUse", "PostToolUse", "Stop"}
+    # deciding: PreToolUse (Bash calls only), PostToolUse, Stop; record-only: the rest
+    assert set(settings["hooks"]) == {
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PostToolBatch",
+        "Stop",
+    }
+    assert settings["hooks"]["PreToolUse"][0]["matcher"] == "Bash"
 
     denied = tool_use("Bash", {"command": "rm -f gone.txt && touch denied.txt"}, id="toolu_rm")
     allowed = tool_use("Bash", {"command": "touch allowed.txt"}, id="toolu_ok")
@@ -96,7 +104,7 @@ def test_a_hook_claude_cannot_run_refuses_the_call(tmp_path: Path) -> None:
     settings = install(project)
     handler = settings["hooks"]["PreToolUse"][0]["hooks"][0]
     assert handler["onFailure"] == "block"
-    handler["command"] = "/nonexistent/bin/hookrails " + handler["command"].split(" ", 1)[1]
+    handler["command"] = "/nonexistent/bin/hookrails"  # exec form: the arguments stay
     run = run_claude(
         [tool_use("Bash", {"command": "touch ran.txt"}, id="toolu_1"), "Done."],
         tmp_path,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from guardrails.claude_code.install_plan import coverage_tag, plan_matchers
 from guardrails.claude_code.settings_install import is_ours
 from guardrails.cli.main import cli
 
@@ -61,15 +63,52 @@ USER_SETTINGS: dict[str, Any] = {
 }
 
 
-def ours(event: str, config: str = '"$CLAUDE_PROJECT_DIR"/agent.yaml') -> dict[str, Any]:
-    handler: dict[str, Any] = {
-        "type": "command",
-        "command": f"{EXE} hook --config {config} --event {event}",
-        "timeout": TIMEOUT,
-    }
+REF = "${CLAUDE_PROJECT_DIR}/agent.yaml"
+#: the plans of agent.yaml and pre.yaml's tool events, as install writes them
+PLANS = {
+    "agent.yaml": {"PreToolUse": plan_matchers("PreToolUse", [("Bash(rm -rf *)", False)])},
+    "pre.yaml": {"PreToolUse": plan_matchers("PreToolUse", [(None, False)])},
+}
+
+
+def _handler(args: list[str]) -> dict[str, Any]:
+    if SCRIPT.is_file():
+        return {"type": "command", "command": str(SCRIPT), "args": ["hook", *args]}
+    words = [a if a.startswith("${") else shlex.quote(a) for a in args]
+    return {"type": "command", "command": " ".join([EXE, "hook", *words])}
+
+
+def ours(event: str, config: str = REF, plan_of: str = "agent.yaml") -> dict[str, Any]:
+    """The deciding handler install writes for ``event``."""
+    args = ["--config", config, "--event", event]
+    plan = PLANS[plan_of].get(event)
+    if plan is not None:
+        args += ["--covers", coverage_tag(plan)]
+    handler = {**_handler(args), "timeout": TIMEOUT, "statusMessage": "hookrails"}
+    if plan is not None and plan.condition:
+        handler["if"] = plan.condition
     if event == "PreToolUse":
         handler["onFailure"] = "block"
     return handler
+
+
+def recorder(event: str, config: str = REF) -> dict[str, Any]:
+    """A record-only handler (async: the agent never waits)."""
+    args = ["--config", config, "--event", event, "--record-only"]
+    return {**_handler(args), "timeout": TIMEOUT, "statusMessage": "hookrails", "async": True}
+
+
+def group(handler: dict[str, Any], matcher: str | None = None) -> dict[str, Any]:
+    return {"hooks": [handler]} if matcher is None else {"matcher": matcher, "hooks": [handler]}
+
+
+def recorders(config: str = REF) -> dict[str, list[dict[str, Any]]]:
+    events = ("PostToolUse", "PostToolUseFailure", "PostToolBatch")
+    return {e: [group(recorder(e, config))] for e in events}
+
+
+def pre_group(config: str = REF, plan_of: str = "agent.yaml") -> dict[str, Any]:
+    return group(ours("PreToolUse", config, plan_of), PLANS[plan_of]["PreToolUse"].matcher)
 
 
 @pytest.fixture
@@ -108,11 +147,20 @@ def test_install_adds_one_entry_per_bound_event(project: Path) -> None:
     code, out, _ = run("install", "--config", "agent.yaml")
     assert code == 0
     assert out == (
-        "installed hookrails (command hooks) for PreToolUse, Stop, SessionStart in "
+        "installed hookrails (command hooks) for PreToolUse, Stop, SessionStart (record-only: "
+        "PostToolUse, PostToolUseFailure, PostToolBatch) in "
         f"{project / '.claude' / 'settings.json'}\n"
     )
     assert settings(project) == {
-        "hooks": {e: [{"hooks": [ours(e)]}] for e in ("PreToolUse", "Stop", "SessionStart")}
+        "hooks": {
+            "PreToolUse": [pre_group()],  # only Bash calls starting "rm -rf " reach hookrails
+            **{e: [group(ours(e))] for e in ("Stop", "SessionStart")},
+            **recorders(),
+        }
+    }
+    assert settings(project)["hooks"]["PreToolUse"][0] == {
+        "matcher": "Bash",
+        "hooks": [{**ours("PreToolUse"), "if": "Bash(rm -rf *)"}],
     }
 
 
@@ -126,10 +174,11 @@ def test_existing_hooks_and_settings_stay_untouched(project: Path) -> None:
     }
     hooks = USER_SETTINGS["hooks"]
     assert after["hooks"] == {
-        "PreToolUse": [*hooks["PreToolUse"], {"hooks": [ours("PreToolUse")]}],
-        "Stop": [*hooks["Stop"], {"hooks": [ours("Stop")]}],
+        "PreToolUse": [*hooks["PreToolUse"], pre_group()],
+        "Stop": [*hooks["Stop"], group(ours("Stop"))],
         "Notification": [],
-        "SessionStart": [{"hooks": [ours("SessionStart")]}],
+        "SessionStart": [group(ours("SessionStart"))],
+        **recorders(),
     }
 
 
@@ -149,11 +198,9 @@ def test_installing_another_definition_replaces_ours(project: Path) -> None:
     seed(project, USER_SETTINGS)
     run("install", "--config", "agent.yaml")
     code, out, _ = run("install", "--config", "pre.yaml")
-    assert code == 0 and "(replacing 3 earlier hookrails entries)" in out
+    assert code == 0 and "(replacing 6 earlier hookrails entries)" in out
     hooks = settings(project)["hooks"]
-    assert hooks["PreToolUse"][-1] == {
-        "hooks": [ours("PreToolUse", '"$CLAUDE_PROJECT_DIR"/pre.yaml')]
-    }
+    assert hooks["PreToolUse"][-1] == pre_group("${CLAUDE_PROJECT_DIR}/pre.yaml", "pre.yaml")
     assert hooks["Stop"] == USER_SETTINGS["hooks"]["Stop"]  # kept: it was not ours
     assert "SessionStart" not in hooks  # emptied by us: gone
 
@@ -165,10 +212,8 @@ def test_a_definition_outside_the_project_is_named_by_absolute_path(
     elsewhere.parent.mkdir()
     elsewhere.write_text(PRE_ONLY)
     assert run("install", "--config", str(elsewhere))[0] == 0
-    [group] = settings(project)["hooks"]["PreToolUse"]
-    assert group["hooks"][0]["command"] == (
-        f"{EXE} hook --config {shlex.quote(str(elsewhere))} --event PreToolUse"
-    )
+    [written] = settings(project)["hooks"]["PreToolUse"]
+    assert written == pre_group(str(elsewhere), "pre.yaml")  # one argument: no quoting
 
 
 @pytest.mark.parametrize("config_dir", [True, False], ids=["CLAUDE_CONFIG_DIR", "HOME"])
@@ -181,16 +226,17 @@ def test_user_scope_writes_the_user_settings(
     code, out, _ = run("install", "--user", "--config", "pre.yaml")
     assert code == 0 and str(folder / "settings.json") in out
     data = json.loads((folder / "settings.json").read_text())
-    config = shlex.quote(str(project / "pre.yaml"))
-    assert data == {"hooks": {"PreToolUse": [{"hooks": [ours("PreToolUse", config)]}]}}
+    config = str(project / "pre.yaml")
+    assert data == {"hooks": {"PreToolUse": [pre_group(config, "pre.yaml")], **recorders(config)}}
     assert not (project / ".claude").exists()
 
 
 def test_portable_names_hookrails_from_path(project: Path) -> None:
     assert run("install", "--portable", "--config", "pre.yaml")[0] == 0
-    [group] = settings(project)["hooks"]["PreToolUse"]
-    assert group["hooks"][0]["command"] == (
-        'hookrails hook --config "$CLAUDE_PROJECT_DIR"/pre.yaml --event PreToolUse'
+    [written] = settings(project)["hooks"]["PreToolUse"]
+    assert (written["hooks"][0]["command"], written["hooks"][0]["args"][:3]) == (
+        "hookrails",
+        ["hook", "--config", "${CLAUDE_PROJECT_DIR}/pre.yaml"],
     )
 
 
@@ -277,18 +323,21 @@ def test_http_install_points_at_hookrails_serve(
 ) -> None:
     run("install", "--config", "pre.yaml")  # command hooks first: http replaces them
     code, out, _ = run("install", "--config", "pre.yaml", *args)
-    assert code == 0 and "(http hooks)" in out and "replacing 1" in out
+    assert code == 0 and "(http hooks)" in out and "replacing 4" in out
     written = {**handler, "onFailure": "block"}  # PreToolUse: an unreachable server refuses
-    # a warm server also hears prompts (a halt ends with the turn) and session ends (it
-    # forgets the session); nothing binds them, so they fail open
+    # a warm server also hears prompts (a halt ends with the turn), session ends (it
+    # forgets the session) and every call's end (its ledger closes the call's row); nothing
+    # binds them, so they fail open
     assert settings(project) == {
         "hooks": {
             "PreToolUse": [{"hooks": [written]}],
+            "PostToolUse": [{"hooks": [handler]}],
+            "PostToolUseFailure": [{"hooks": [handler]}],
             "UserPromptSubmit": [{"hooks": [handler]}],
             "SessionEnd": [{"hooks": [handler]}],
         }
     }
-    assert run("uninstall")[1].startswith("removed 3 hookrails entries")
+    assert run("uninstall")[1].startswith("removed 5 hookrails entries")
     assert settings(project) == {}
 
 
@@ -314,7 +363,7 @@ def test_uninstall_restores_the_file_as_it_was(project: Path) -> None:
     seed(project, USER_SETTINGS)
     run("install", "--config", "agent.yaml")
     code, out, _ = run("uninstall")
-    assert code == 0 and out.startswith("removed 3 hookrails entries from ")
+    assert code == 0 and out.startswith("removed 6 hookrails entries from ")
     assert settings(project) == USER_SETTINGS
 
 
@@ -343,6 +392,10 @@ OWNERSHIP = [
     ({"type": "command", "command": "'/my tools/hookrails' hook --config a.yaml"}, True),
     ({"type": "command", "command": "/usr/bin/python3 -m guardrails hook --config a.yaml"}, True),
     ({"type": "http", "url": "http://127.0.0.1:8787/v1/claude/hook"}, True),
+    ({"type": "command", "command": "/v/bin/hookrails", "args": ["hook", "--config", "a"]}, True),
+    ({"type": "command", "command": "hookrails.exe", "args": ["hook"]}, True),
+    ({"type": "command", "command": "hookrails", "args": ["check", "a.yaml"]}, False),
+    ({"type": "command", "command": "/bin/other", "args": ["hook"]}, False),
     ({"type": "command", "command": "hookrails check agent.yaml"}, False),
     ({"type": "command", "command": "echo hookrails hook"}, False),
     ({"type": "command", "command": "my-hookrails hook"}, False),
@@ -430,7 +483,12 @@ def test_an_empty_file_counts_as_no_settings(project: Path) -> None:
     path = seed(project, {})
     path.write_text("")
     assert run("install", "--config", "pre.yaml")[0] == 0
-    assert list(settings(project)["hooks"]) == ["PreToolUse"]
+    assert list(settings(project)["hooks"]) == [
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PostToolBatch",
+    ]
 
 
 # --- dry run, writing --------------------------------------------------------------------------
@@ -443,15 +501,15 @@ def test_dry_run_prints_the_diff_and_writes_nothing(project: Path) -> None:
     assert code == 0
     lines = out.splitlines()
     assert lines[:2] == [f"--- {path}", f"+++ {path}"]
-    assert any(line.startswith("+") and "--event PreToolUse" in line for line in lines)
+    assert any(line.startswith("+") and '"PreToolUse"' in line for line in lines)
     assert lines[-1] == f"dry run: {path} not written"
     assert path.read_bytes() == before
     run("install", "--config", "pre.yaml")
     code, out, _ = run("uninstall", "--dry-run")
     assert code == 0 and any(
-        line.startswith("-") and "hook --config" in line for line in out.splitlines()
+        line.startswith("-") and '"--record-only"' in line for line in out.splitlines()
     )
-    assert "--event PreToolUse" in path.read_text()
+    assert '"--record-only"' in path.read_text()
 
 
 def test_dry_run_into_a_missing_file(project: Path) -> None:
@@ -470,9 +528,9 @@ def test_a_write_keeps_the_mode_and_follows_a_symlink(project: Path, tmp_path: P
     link.symlink_to(real)
     assert run("install", "--config", "pre.yaml")[0] == 0
     assert link.is_symlink() and (real.stat().st_mode & 0o777) == 0o600
-    assert json.loads(real.read_text())["hooks"]["PreToolUse"][-1] == {
-        "hooks": [ours("PreToolUse", '"$CLAUDE_PROJECT_DIR"/pre.yaml')]
-    }
+    assert json.loads(real.read_text())["hooks"]["PreToolUse"][-1] == pre_group(
+        "${CLAUDE_PROJECT_DIR}/pre.yaml", "pre.yaml"
+    )
     assert sorted(p.name for p in real.parent.iterdir()) == ["settings.json"]
 
 
@@ -496,8 +554,8 @@ def test_the_installed_command_enforces_the_deny(
         timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
-    [group] = settings(project)["hooks"]["PreToolUse"]
-    command = group["hooks"][0]["command"]
+    [written] = settings(project)["hooks"]["PreToolUse"]
+    handler = written["hooks"][0]
     other = tmp_path / "elsewhere"  # Claude runs hooks with the project in the environment
     other.mkdir()
     event = {
@@ -508,15 +566,27 @@ def test_the_installed_command_enforces_the_deny(
         "tool_input": {"command": "rm -rf /"},
         "tool_use_id": "toolu_1",
     }
+    # exec form, as Claude runs it: no shell, ${CLAUDE_PROJECT_DIR} substituted per argument
+    argv = [handler["command"]] + [
+        a.replace("${CLAUDE_PROJECT_DIR}", str(project)) for a in handler["args"]
+    ]
+    run_env = {**env, "CLAUDE_PROJECT_DIR": str(project)}
+    if portable:
+        argv[0] = shutil.which("hookrails", path=run_env["PATH"]) or "hookrails"
     hook = subprocess.run(
-        ["bash", "-c", command],
+        argv,
         input=json.dumps(event),
         capture_output=True,
         text=True,
         cwd=other,
-        env={**env, "CLAUDE_PROJECT_DIR": str(project)},
+        env=run_env,
         timeout=60,
     )
+    # a Claude Code too old for exec form runs the bare command: it refuses (exit 2)
+    bare = subprocess.run(
+        [argv[0]], input=json.dumps(event), capture_output=True, text=True, env=run_env
+    )
+    assert bare.returncode == 2 and bare.stdout == ""
     assert hook.returncode == 0, hook.stderr
     answer = json.loads(hook.stdout)["hookSpecificOutput"]
     assert (answer["permissionDecision"], answer["permissionDecisionReason"]) == (
@@ -524,3 +594,65 @@ def test_the_installed_command_enforces_the_deny(
         "rm -rf is not allowed",
     )
     assert (other / ".hookrails" / "ledger.db").is_file()  # recorded, by the default rule
+
+
+# --- narrow matchers, record-only handlers, --no-ledger -----------------------------------
+
+NARROW = """\
+hooks:
+  PreToolUse:
+    - matcher: "Bash|Write"
+      hooks: [{use: deny, with: {reason: no}}]
+  PostToolUse:
+    - matcher: "mcp__github__*"
+      hooks: [redact_secrets]
+  PostToolUseFailure:
+    - hooks: [schema_nudge]
+"""
+
+
+def test_tool_events_get_their_matcher_and_the_rest_is_recorded(project: Path) -> None:
+    (project / "narrow.yaml").write_text(NARROW)
+    assert run("install", "--config", "narrow.yaml")[0] == 0
+    hooks = settings(project)["hooks"]
+    ref = "${CLAUDE_PROJECT_DIR}/narrow.yaml"
+    post = "^(?:mcp__github__[\\s\\S]*)$"
+    assert [g.get("matcher") for g in hooks["PreToolUse"]] == ["Bash|Write"]
+    assert [g.get("matcher") for g in hooks["PostToolUse"]] == [post, None]
+    # the record-only PostToolUse skips what the deciding one hears; PostToolUseFailure's
+    # deciding handler hears every call, so it has no record-only twin
+    assert hooks["PostToolUse"][1]["hooks"][0]["args"][-3:] == ["--record-only", "--except", post]
+    assert hooks["PostToolUse"][1]["hooks"][0]["async"] is True
+    assert [g.get("matcher") for g in hooks["PostToolUseFailure"]] == [None]
+    assert "--record-only" not in hooks["PostToolUseFailure"][0]["hooks"][0]["args"]
+    assert hooks["PostToolBatch"] == [group(recorder("PostToolBatch", ref))]
+    assert run("install", "--config", "narrow.yaml")[1].endswith("no change\n")
+    assert run("uninstall")[1].startswith("removed 5 hookrails entries")
+
+
+def test_no_ledger_writes_no_record_only_handlers(project: Path) -> None:
+    assert run("install", "--no-ledger", "--config", "agent.yaml")[0] == 0
+    hooks = settings(project)["hooks"]
+    assert list(hooks) == ["PreToolUse", "Stop", "SessionStart"]
+    assert all("--no-ledger" in g["hooks"][0]["args"] for gs in hooks.values() for g in gs)
+    assert run("install", "--no-ledger", "--http", "--config", "agent.yaml")[0] == 2
+
+
+def test_the_version_of_claude_on_path_is_checked_but_never_fails_the_install(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    claude = bin_dir / "claude"
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    for version, warned in [
+        ("2.1.240 (Claude Code)", "is Claude Code 2.1.240"),
+        ("2.1.332 (Claude Code)", None),
+        ("3.0.0 (Claude Code)", None),
+        ("garbage", "could not tell the version"),
+    ]:
+        claude.write_text(f"#!/bin/sh\necho '{version}'\n")
+        claude.chmod(0o755)
+        code, _, err = run("install", "--config", "pre.yaml")
+        assert code == 0
+        assert (warned in err) if warned else err == "", (version, err)
