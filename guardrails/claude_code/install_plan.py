@@ -254,9 +254,9 @@ def plan_matchers(
 def _split_rule(alt: str) -> tuple[str, str | None]:
     """``Tool(glob)`` -> (``Tool``, ``glob``); a bare name -> (name, None)."""
     if alt.endswith(")") and "(" in alt:
-        from ..definition.matchers import _scan
+        from ..definition.matchers import structure
 
-        opens = [i for i, ch, depth in _scan(alt) if ch == "(" and depth == 0]
+        opens = [i for i, ch, depth in structure(alt) if ch == "(" and depth == 0]
         if opens:
             return alt[: opens[0]].strip(), alt[opens[0] + 1 : -1]
     return alt, None

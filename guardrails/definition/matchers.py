@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     #: ``(primary_arg, kind)`` for a tool name, or ``None`` if it has none
     ArgLookup: TypeAlias = Callable[[str], tuple[str, str] | None]
 
-__all__ = ["ArgPredicate", "ArgRule", "Pattern", "compile_glob", "split_alternatives"]
+__all__ = ["ArgPredicate", "ArgRule", "Pattern", "compile_glob", "split_alternatives", "structure"]
 
 #: primary argument of Claude Code's built-in tools, and whether it is a path
 BUILTIN_PRIMARY_ARGS: Final[dict[str, tuple[str, str]]] = {
@@ -49,7 +49,7 @@ _CLOSE: Final = {")": "(", "}": "{"}
 _ESCAPE: Final = "balanced (), {} and [], or a backslash before a literal one"
 
 
-def _scan(text: str) -> list[tuple[int, str, int]]:
+def structure(text: str) -> list[tuple[int, str, int]]:
     """The structural characters of ``text``: ``( ) { } |`` with their nesting depth.
 
     Escaped characters (``\\x``) and the inside of a ``[...]`` class are literal,
@@ -100,7 +100,7 @@ def split_alternatives(text: str) -> list[str]:
     """
     parts: list[str] = []
     last = 0
-    for i, ch, depth in _scan(text):
+    for i, ch, depth in structure(text):
         if ch == "|" and depth == 0:
             parts.append(text[last:i])
             last = i + 1
@@ -292,7 +292,7 @@ def _parse_alternative(alt: str, source: str) -> _Alternative:
             f"'!' inside {source!r}: it negates the whole pattern, so it may only lead it",
             expected="'!A|B' (neither A nor B)",
         )
-    parens = [(i, ch) for i, ch, depth in _scan(alt) if depth == 0 and ch in "()"]
+    parens = [(i, ch) for i, ch, depth in structure(alt) if depth == 0 and ch in "()"]
     if not parens:
         return _Alternative(alt, None if alt == "*" else compile_glob(alt), None)
     # balanced, so depth-0 parens alternate "(" ")"
