@@ -152,10 +152,24 @@ class DefinitionModel(_Strict):
 
 
 def json_schema() -> dict[str, Any]:
-    schema = DefinitionModel.model_json_schema(by_alias=True)
+    schema: dict[str, Any] = _sorted_enums(DefinitionModel.model_json_schema(by_alias=True))
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = "https://hookrails.dev/schemas/agent-definition.schema.json"
     return schema
+
+
+def _sorted_enums(node: Any) -> Any:
+    """Every ``enum`` in sorted order. ``typing.Literal`` caches by value set, so a
+    ``Literal`` another library declared in another order (claude-agent-sdk's
+    ``"continue", "block"``) could otherwise reorder ours, and the published schema with it."""
+    if isinstance(node, dict):
+        out = {k: _sorted_enums(v) for k, v in node.items()}
+        if isinstance(out.get("enum"), list):
+            out["enum"] = sorted(out["enum"], key=str)
+        return out
+    if isinstance(node, list):
+        return [_sorted_enums(v) for v in node]
+    return node
 
 
 # --- loading -----------------------------------------------------------------
@@ -452,8 +466,9 @@ def _translate(err: Any) -> tuple[list[str | int], str, str | None]:
         expected = f"a number greater than {_number(ctx.get('gt'))}"
     elif kind == "greater_than_equal":
         expected = f"a number of at least {_number(ctx.get('ge'))}"
-    elif kind == "literal_error":
-        expected = str(ctx.get("expected"))
+    elif kind == "literal_error":  # sorted: the order must not depend on typing's cache
+        names = sorted(re.findall(r"'([^']*)'", str(ctx.get("expected"))))
+        expected = " or ".join(", ".join(f"'{n}'" for n in names).rsplit(", ", 1))
     elif kind == "too_short":
         expected = f"at least {ctx.get('min_length')} item(s)"
     if expected is None:
