@@ -35,6 +35,7 @@ class Seen(NamedTuple):
 _RAVEN = "RavenStorm-bit/claude-code-api-logger@57bad8e full-requests-clean.md (API request bodies)"
 _AMAC = "amac0/ClaudeStatus@8cda50c"
 _DRM = "DRMacIver/claude-reliability@4e49f16 snapshot-tests/tests"
+_PORT = f"{_DRM}/python-to-rust-port/transcript.jsonl"
 _AGENT_SCHEMAS = "oneryalcin/agent-schemas@dfa9f8f claude-code/captured/tools_2.1.144.json"
 
 
@@ -100,24 +101,24 @@ SEEN: list[Seen] = [
     # --- 2.1.14: a real session (claude-reliability snapshot tests) -------------------------
     Seen("Task", "2.1.14", {"description": "Explore Python project structure",
          "prompt": "Explore this Python project thoroughly.", "subagent_type": "Explore"},
-         f"transcript: {_DRM}/python-to-rust-port/transcript.jsonl, toolu_01PKfvC84zTHnFnxjuoazGo5"),
+         f"transcript: {_PORT}, toolu_01PKfvC84zTHnFnxjuoazGo5"),
     Seen("TodoWrite", "2.1.14", {"todos": [
          {"content": "Initialize Rust library project structure", "status": "in_progress",
           "activeForm": "Initializing Rust library project"},
          {"content": "Port string_utils module", "status": "pending",
           "activeForm": "Porting string_utils module"}]},
-         f"transcript: {_DRM}/python-to-rust-port/transcript.jsonl, toolu_01MC72xBD7DmCZu9RZ4cuN9x"),
+         f"transcript: {_PORT}, toolu_01MC72xBD7DmCZu9RZ4cuN9x"),
     Seen("Edit", "2.1.14", {"replace_all": False, "file_path": "/tmp/tmpw6sk2trg/src/math_utils.py",
          "old_string": "def add_numbers(a: int, b: int) -> int:",
          "new_string": "def add_numbers(a: int, b: int) -> int:  # sum"},
          f"transcript: {_DRM}/coverage-test-fix/transcript.jsonl, toolu_012DTETgq8s6o9MajSCMmNJX"),
     Seen("Bash", "2.1.14", {"command": "cargo init --lib --name python_utils",
          "description": "Initialize Rust library project"},
-         f"transcript: {_DRM}/python-to-rust-port/transcript.jsonl, toolu_01FJm2pfkgbd2B9BeDDL9NVB"),
+         f"transcript: {_PORT}, toolu_01FJm2pfkgbd2B9BeDDL9NVB"),
     Seen("Glob", "2.1.14", {"pattern": "**/*.py"},
          f"transcript: {_DRM}/coverage-test-fix/transcript.jsonl, toolu_0173gGuN8G4FkjzEPrXPe2ea"),
     Seen("Read", "2.1.14", {"file_path": "/tmp/tmpqwh7888i/Cargo.toml"},
-         f"transcript: {_DRM}/python-to-rust-port/transcript.jsonl, toolu_014e4458sg2YXf5eeikCLiBZ"),
+         f"transcript: {_PORT}, toolu_014e4458sg2YXf5eeikCLiBZ"),
     Seen("Write", "2.1.14", {"file_path": "/tmp/tmp74wiyiny/hello.sh",
          "content": "#!/bin/bash\necho \"Hello world\"\n"},
          f"transcript: {_DRM}/hello-world-script/transcript.jsonl, toolu_01R3SZZYuAq6mou5RqHE4rzF"),
