@@ -25,7 +25,7 @@ from guardrails.builtins.schema.examples import minimal_example
 from guardrails.builtins.schema.guardrail import ToolSchema
 from guardrails.builtins.schema.sources import builtin_schema, builtin_tool_names
 from guardrails.testing import MessagesRequest, RecordingHook, tool_use
-from tests._claude_cli import CliRun, run_claude
+from tests._claude_cli import SUBAGENT_REPORT_FILE, CliRun, run_claude
 from tests._db import rows
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -275,6 +275,7 @@ def test_claude_code_refuses_a_subagents_report_file_before_any_hook(
     fired = tid in {e.tool_use_id for e in seen.events}
     written = (run.cwd / name).exists()
     text = run.result_text(tid)
+    assert bool(SUBAGENT_REPORT_FILE.match(Path(name).name)) is refused  # the rule we check by
     if refused:
         assert "Subagents should return findings as text, not write report files" in text
         assert (fired, written) == (False, False)
