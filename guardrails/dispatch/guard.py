@@ -46,11 +46,12 @@ class Guard(AsyncEventMethods):
     ``hookrails ledger --config`` reads: ``$HOOKRAILS_LEDGER``, else the ``ledger:``
     key, else ``.hookrails/ledger.db``. ``Ledger()`` takes it too; a ``Ledger``
     naming another file than the key is a :class:`~guardrails.DefinitionError`,
-    while a path given here overrides the key on purpose (docs/ledger.md). ``check``: each bound hook that can
-    checks the definition now (``check_definition``: the schema hooks compile
-    the declared tool schemas), so a missing or invalid schema file raises
-    :class:`~guardrails.DefinitionError` here; ``False`` leaves it to the first
-    call that needs it, which then fails (``hookrails hook``: one event per process).
+    while a path given here overrides the key on purpose (docs/ledger.md).
+    ``check``: each bound hook that can checks the definition now
+    (``check_definition``: the schema hooks compile the declared tool schemas), so
+    a missing or invalid schema file raises :class:`~guardrails.DefinitionError`
+    here; ``False`` leaves it to the first call that needs it, which then fails
+    (``hookrails hook``: one event per process).
 
     The per-event methods (``await guard.pre_tool_use(...)``) act on the default
     session; ``guard.session(id)`` gives another.

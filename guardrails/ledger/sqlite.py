@@ -332,7 +332,7 @@ class Ledger:
                     reason,
                     self.spool_path,
                 )
-        elif self.degraded != reason:
+        elif self._degraded != reason:
             logger().warning(
                 "hookrails ledger %s cannot be written (%s); guarding continues and records "
                 "go to %s until `hookrails ledger recover`",
@@ -340,7 +340,7 @@ class Ledger:
                 reason,
                 self.spool_path,
             )
-        self.degraded = reason
+        self._degraded = reason
 
     # --- writing ---------------------------------------------------------------------
 
@@ -372,9 +372,9 @@ class Ledger:
             if moved is not None:  # committed into a file no longer at self.path
                 self._follow(moved, committed=True)
                 return
-            if self.degraded is not None:  # writable again; the spool waits for recover()
+            if self._degraded is not None:  # writable again; the spool waits for recover()
                 logger().info("hookrails ledger %s is writable again", self.path)
-                self.degraded = self._kind = None
+                self._degraded = self._kind = None
 
     # --- the file deleted or replaced under this writer -------------------------------
 
@@ -473,7 +473,7 @@ class Ledger:
             conn = self._conn
             if conn is None:
                 raise LedgerError(
-                    f"the ledger cannot be written ({self.degraded})",
+                    f"the ledger cannot be written ({self._degraded})",
                     path=self.path,
                     kind="degraded",
                 )
@@ -573,11 +573,11 @@ class Ledger:
         from .sqlite_recover import import_spool, mark_stale
 
         with self._lock:
-            if self._conn is not None and self.degraded is None:
+            if self._conn is not None and self._degraded is None:
                 moved = self._watch.moved()
                 if moved is not None:
                     self._follow(moved, committed=True)
-            if self._conn is None or self.degraded is not None:
+            if self._conn is None or self._degraded is not None:
                 self._close_connection()
                 self._open()
             conn = self._conn
@@ -603,7 +603,7 @@ class Ledger:
                     path=self.path,
                     kind=error_kind(exc),
                 ) from exc
-            self.degraded = self._kind = None
+            self._degraded = self._kind = None
         return report
 
     def _cannot_recover(self) -> LedgerError:
@@ -627,7 +627,7 @@ class Ledger:
         else:
             advice = "fix the cause and run recover again"
         return LedgerError(
-            f"cannot recover into this ledger ({self.degraded}): {advice}{where}",
+            f"cannot recover into this ledger ({self._degraded}): {advice}{where}",
             path=self.path,
             kind=kind,
         )

@@ -159,7 +159,7 @@ def test_a_ledger_used_before_a_guard_keeps_its_file_and_a_key_elsewhere_is_an_e
     ledger = Ledger()
     ledger.reader.close()  # in use at .hookrails/ledger.db
     definition = AgentDefinition.from_file(_definition(tmp_path, key=True))
-    with pytest.raises(DefinitionError, match="audit.db"):
+    with pytest.raises(DefinitionError, match=r"audit\.db"):
         Guard(definition, ledger=ledger)
     ledger.close()
 
@@ -172,7 +172,7 @@ def test_one_ledger_shared_by_two_guards_follows_the_first_and_refuses_a_conflic
     first = Guard(AgentDefinition.from_file(_definition(tmp_path, key=True)), ledger=ledger)
     assert ledger.path == str(tmp_path / "conf" / "audit.db")
     Guard(AgentDefinition(name="no-key"), ledger=ledger)  # no key: no opinion
-    with pytest.raises(DefinitionError, match="another.db"):
+    with pytest.raises(DefinitionError, match=r"another\.db"):
         Guard(_another(tmp_path), ledger=ledger)
     assert first.ledger is ledger
     ledger.close()
