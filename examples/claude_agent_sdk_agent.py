@@ -9,10 +9,14 @@ hookrails' fake Messages API on 127.0.0.1 (`guardrails.testing.FakeMessagesAPI`)
 
 The definition is the agent.yaml shape, built from a dict here (`AgentDefinition.from_file`
 reads the same from a file). `to_sdk_hooks(guard)` turns it into `ClaudeAgentOptions.hooks`.
-What the fake run shows: a valid call; a call with a bad argument denied with the schema's
-instruction and an example, then corrected; a force-push denied; a write to `.env` denied;
-the agent sent back until it says <promise>DONE</promise>. Then the ledger, by SQL. The
-tools really run, in a temporary folder.
+What the fake run shows: a valid call; a call of your own tool (an in-process MCP tool,
+`mcp__notes__add_note`) with a misspelt argument, denied with the schema's instruction and
+an example, then corrected; a force-push denied; a write to `.env` denied; the agent sent
+back until it says <promise>DONE</promise>. Then the ledger, by SQL. The tools really run,
+in a temporary folder.
+
+`schema_guardrail` guards your own and MCP tools: Claude Code checks the input of its
+built-in tools (Bash, Write, ...) itself, before any hook runs (docs/builtins.md).
 """
 
 from __future__ import annotations
@@ -33,7 +37,9 @@ from claude_agent_sdk import (
     ToolResultBlock,
     ToolUseBlock,
     UserMessage,
+    create_sdk_mcp_server,
     query,
+    tool,
 )
 
 from guardrails import AgentDefinition, Guard, Ledger
@@ -46,13 +52,34 @@ TASK = (
     "and store the API token in .env. Say <promise>DONE</promise> when finished."
 )
 
+NOTE = "mcp__notes__add_note"  # Claude Code's name for the tool add_note of the server notes
+NOTE_SCHEMA = {
+    "type": "object",
+    "properties": {"file": {"type": "string"}, "line": {"type": "string", "minLength": 1}},
+    "required": ["file", "line"],
+    "additionalProperties": False,
+}
+
+
+@tool("add_note", "Append one line to a notes file in the work folder", NOTE_SCHEMA)
+async def add_note(args: dict[str, Any]) -> dict[str, Any]:
+    path = WORKDIR / Path(args["file"]).name
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(args["line"] + "\n")
+    return {"content": [{"type": "text", "text": f"added a line to {path.name}"}]}
+
+
 # the agent.yaml shape: built-ins by name, `use`/`with` for configured ones
 AGENT = {
     "name": "claude-worker",
-    "tools": {"Bash": {"side_effects": True}, "Write": {"side_effects": True}},
+    "tools": {
+        "Bash": {"side_effects": True},
+        "Write": {"side_effects": True},
+        NOTE: {"side_effects": True, "schema": NOTE_SCHEMA},
+    },
     "hooks": {
         "PreToolUse": [
-            {"matcher": "Bash|Write", "priority": 10, "hooks": ["schema_guardrail"]},
+            {"matcher": "mcp__notes__*", "priority": 10, "hooks": ["schema_guardrail"]},
             {
                 "matcher": "Bash",
                 "hooks": [{"use": "deny_commands", "with": {"rules": ["git push --force *"]}}],
@@ -79,14 +106,13 @@ def fake_model(request: MessagesRequest) -> Any:
     last = request.last_text()
     steps = [
         tool_use("Bash", {"command": "ls -la", "description": "List files"}),
-        # a timeout Claude Code accepts but the Bash schema does not (max 600000 ms)
-        tool_use("Bash", {"command": "echo notes > notes.txt", "timeout": 9999999}),
+        tool_use(NOTE, {"file": "notes.txt", "text": "one line"}),  # "text": a misspelt "line"
     ]
     turn = request.turn
     if turn < len(steps):
         return steps[turn]
     if turn == 2 and "Example of a valid input" in last:
-        return tool_use("Bash", {"command": "echo notes > notes.txt"})  # corrected
+        return tool_use(NOTE, {"file": "notes.txt", "line": "one line"})  # corrected
     if turn == 3:
         return tool_use("Bash", {"command": "git push --force origin main"})
     if turn == 4:
@@ -121,7 +147,8 @@ async def run(fake: bool) -> Path:
     options = ClaudeAgentOptions(
         cwd=str(WORKDIR),
         hooks=to_sdk_hooks(guard),
-        allowed_tools=["Bash", "Write"],
+        mcp_servers={"notes": create_sdk_mcp_server("notes", tools=[add_note])},
+        allowed_tools=["Bash", "Write", NOTE],
         permission_mode="default",  # root may not bypass permissions; the tools are allowed
         setting_sources=[],  # only these hooks, no user or project settings
     )
@@ -140,8 +167,8 @@ def summary(db: Path) -> None:
     conn = sqlite3.connect(db)
     print("\nledger (tool_calls):")
     sql = "SELECT tool_name, status, count(*) FROM tool_calls GROUP BY 1, 2 ORDER BY 1, 2"
-    for tool, status, n in conn.execute(sql):
-        print(f"  {tool:6} {status:7} x{n}")
+    for name, status, n in conn.execute(sql):
+        print(f"  {name:21} {status:7} x{n}")
     stops = conn.execute("SELECT decision FROM events WHERE event = 'AgentStop' ORDER BY id")
     print("  stops: " + ", ".join(d for (d,) in stops))
     conn.close()

@@ -17,7 +17,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from guardrails import Guard, Ledger
+from guardrails import AgentDefinition, Guard, Ledger
 
 HERE = Path(__file__).parent
 
@@ -51,8 +51,10 @@ def scripted_model(transcript: list[dict[str, str]], workdir: str) -> dict[str, 
 
 def main() -> None:
     workdir = tempfile.mkdtemp(prefix="hookrails-loop-")
-    ledger = Ledger(os.path.join(workdir, "ledger.db"))
-    guard = Guard(HERE / "agent.yaml", ledger=ledger, cwd=workdir)
+    agent = AgentDefinition.from_file(HERE / "agent.yaml")
+    # this run's own file, not the one agent.yaml's `ledger:` names: an override on purpose
+    ledger = Ledger(os.path.join(workdir, "ledger.db"), definition=agent)
+    guard = Guard(agent, ledger=ledger, cwd=workdir)
     session = guard.session()
     transcript = [{"role": "user", "content": "Tidy the repo and leave notes."}]
     session.sync.user_prompt_submit(transcript[0]["content"])

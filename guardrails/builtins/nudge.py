@@ -310,11 +310,22 @@ def _fields(
         if depth >= 2 or not isinstance(sub, dict):
             continue
         child, child_prefix = sub, f"{prefix}{name}."
-        items = _flat(entry, sub.get("items"))
+        items = _preferred(_flat(entry, sub.get("items")))
         if isinstance(items, dict) and "properties" in items:
             child, child_prefix = items, f"{prefix}{name}[]."
         if isinstance(child.get("properties"), dict) and child["properties"]:
             _fields(entry, child, child_prefix, indent + "  ", lines, depth + 1, max_fields)
+
+
+def _preferred(node: Any) -> Any:
+    """Of objects that may take several forms (``anyOf`` / ``oneOf`` of objects, as the
+    todo items of every Claude Code release), the first: the one the example shows."""
+    if isinstance(node, dict) and "properties" not in node:
+        for key in ("anyOf", "oneOf"):
+            forms = node.get(key)
+            if isinstance(forms, list) and forms and isinstance(forms[0], dict):
+                return forms[0]
+    return node
 
 
 _NOUNS = {

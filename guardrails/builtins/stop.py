@@ -261,8 +261,12 @@ class RequireArtifacts:
     (the hook fails when it first runs, and the stop goes through per
     ``on_failure``).
 
-    Missing: ``block`` with "Retry required: report.md missing ...". Present:
-    ``allow`` with "Report found: report.md (1.2 KB)" as reason and system
+    Claude Code refuses a subagent's Write of ``REPORT*.md``, ``SUMMARY*.md``,
+    ``FINDINGS*.md`` and ``ANALYSIS*.md`` before any hook runs: ask a subagent for a
+    name it may write (docs/builtins.md).
+
+    Missing: ``block`` with "Retry required: REPORT.txt missing ...". Present:
+    ``allow`` with "Report found: REPORT.txt (1.2 KB)" as reason and system
     message. After ``max_retries`` blocks in a row (per session and agent; at
     most 8, the Guard's cap) the stop is let through with a system message
     naming what is still missing.

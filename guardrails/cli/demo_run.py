@@ -75,7 +75,7 @@ hooks:
     - hooks: [schema_nudge]
   SubagentStop:
     - matcher: writer
-      hooks: [{use: require_artifacts, with: {paths: [report.md]}}]
+      hooks: [{use: require_artifacts, with: {paths: [REPORT.txt]}}]
   Stop:
     - hooks: [{use: completion_promise, with: {promise: DONE, max_iterations: 5}}]
 """
@@ -179,7 +179,7 @@ def run_demo(
                 f"cannot create the demo's work folder {folder}: {exc.strerror or exc}; "
                 "pass --workdir DIR (and --ledger FILE) somewhere writable"
             ) from None
-        for name in ("report.md", ".env"):
+        for name in ("REPORT.txt", ".env"):
             with contextlib.suppress(FileNotFoundError):
                 os.remove(os.path.join(folder, name))
         return _run(ledger, os.path.abspath(folder), progress)
@@ -255,15 +255,15 @@ def _run(ledger: Ledger, workdir: str, progress: Callable[[DemoStep], None] | No
         "writer",
     )
     call(
-        "   ... it writes report.md",
+        "   ... it writes REPORT.txt",
         "Write",
-        {"file_path": "report.md", "content": "# Login after reset\n"},
+        {"file_path": "REPORT.txt", "content": "# Login after reset\n"},
         tools.write,
         **writer,
     )
     stop(
         "   ... and may stop now",
-        session.sync.subagent_stop(**writer, last_assistant_message="Wrote report.md."),
+        session.sync.subagent_stop(**writer, last_assistant_message="Wrote REPORT.txt."),
         "writer",
     )
     stop(

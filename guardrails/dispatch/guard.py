@@ -42,11 +42,16 @@ class Guard(AsyncEventMethods):
     treats it as a denial). ``approval_timeout`` seconds without an answer deny.
     ``ledger``: a :class:`~guardrails.Ledger`, a path, ``True`` for the default
     location, or ``None`` to record only when the definition's ``ledger:`` key
-    or ``$HOOKRAILS_LEDGER`` names a file. ``check``: each bound hook that can
-    checks the definition now (``check_definition``: the schema hooks compile
-    the declared tool schemas), so a missing or invalid schema file raises
-    :class:`~guardrails.DefinitionError` here; ``False`` leaves it to the first
-    call that needs it, which then fails (``hookrails hook``: one event per process).
+    or ``$HOOKRAILS_LEDGER`` names a file. The default location is the one
+    ``hookrails ledger --config`` reads: ``$HOOKRAILS_LEDGER``, else the ``ledger:``
+    key, else ``.hookrails/ledger.db``. ``Ledger()`` takes it too; a ``Ledger``
+    naming another file than the key is a :class:`~guardrails.DefinitionError`,
+    while a path given here overrides the key on purpose (docs/ledger.md).
+    ``check``: each bound hook that can checks the definition now
+    (``check_definition``: the schema hooks compile the declared tool schemas), so
+    a missing or invalid schema file raises :class:`~guardrails.DefinitionError`
+    here; ``False`` leaves it to the first call that needs it, which then fails
+    (``hookrails hook``: one event per process).
 
     The per-event methods (``await guard.pre_tool_use(...)``) act on the default
     session; ``guard.session(id)`` gives another.
@@ -239,6 +244,7 @@ def _open_ledger(ledger: Any, definition: AgentDefinition) -> Ledger | None:
     from ..ledger.sqlite import Ledger
 
     if isinstance(ledger, Ledger):
+        ledger.adopt(definition)  # Ledger(): the definition's file; another file: an error
         return ledger
     return Ledger(None if ledger is True else ledger, definition=definition)
 

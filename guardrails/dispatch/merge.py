@@ -211,7 +211,7 @@ class Merge:
             elif kind == "ask":
                 d.notes.append(f"{b.hook.name}: ask has no meaning on {self.name}; ignored")
             elif kind == "allow" and r.reason and not d.blocked:
-                d.reason = _capped(r.reason)  # e.g. "Report found: report.md" on a stop
+                d.reason = _capped(r.reason)  # e.g. "Report found: REPORT.txt" on a stop
             if r.updated_output is not UNSET:
                 if self.name == "PostToolUse":
                     frozen = freeze(r.updated_output)

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_LEDGER",
     "ENV_VAR",
+    "check_definition_ledger",
+    "definition_ledger",
     "error_kind",
     "escape_surrogates",
     "iso_time",
@@ -30,6 +32,7 @@ __all__ = [
     "open_failure_kind",
     "process_alive",
     "resolve_ledger_path",
+    "same_file",
 ]
 
 DEFAULT_LEDGER = os.path.join(".hookrails", "ledger.db")
@@ -46,10 +49,42 @@ def resolve_ledger_path(
     env = os.environ.get(ENV_VAR)
     if env:
         return os.path.abspath(env)
-    if definition is not None and definition.ledger:
-        base = os.path.dirname(os.path.abspath(definition.source)) if definition.source else ""
-        return os.path.abspath(os.path.join(base, definition.ledger))
-    return os.path.abspath(DEFAULT_LEDGER)
+    named = definition_ledger(definition)
+    return named if named is not None else os.path.abspath(DEFAULT_LEDGER)
+
+
+def definition_ledger(definition: AgentDefinition | None) -> str | None:
+    """The file the definition's ``ledger:`` key names (relative to the definition's
+    file), or ``None`` when it has none."""
+    if definition is None or not definition.ledger:
+        return None
+    base = os.path.dirname(os.path.abspath(definition.source)) if definition.source else ""
+    return os.path.abspath(os.path.join(base, definition.ledger))
+
+
+def check_definition_ledger(path: str, definition: AgentDefinition) -> None:
+    """Raise :class:`~guardrails.DefinitionError` (at the ``ledger:`` key, naming both
+    files) when ``path`` is not the file the definition's ``ledger:`` key names: records
+    would go where ``hookrails ledger --config`` does not look. No key, or a
+    ``$HOOKRAILS_LEDGER`` (which outranks the key everywhere), is no conflict."""
+    named = definition_ledger(definition)
+    if named is None or os.environ.get(ENV_VAR) or same_file(named, path):
+        return
+    from ..errors import DefinitionError
+
+    raise DefinitionError(
+        f"the definition records into {named}, but the Guard was given Ledger({path!r}): "
+        "`hookrails ledger --config` would not find its records; pass Ledger() or "
+        "ledger=True to record into the definition's file, or ledger=PATH (or "
+        "Ledger(PATH, definition=...)) to record elsewhere on purpose",
+        file=definition.source,
+        loc=("ledger",),
+    ).within(lines=getattr(definition, "locations", None))
+
+
+def same_file(one: str, two: str) -> bool:
+    """Whether two paths name one file (symbolic links and case folding as the OS has them)."""
+    return os.path.normcase(os.path.realpath(one)) == os.path.normcase(os.path.realpath(two))
 
 
 def logger() -> logging.Logger:

@@ -30,6 +30,8 @@ from _thread import allocate_lock as _new_lock  # threading.Lock, without thread
 from ..errors import LedgerError
 from . import migrations
 from .common import (
+    ENV_VAR,
+    check_definition_ledger,
     error_kind,
     iso_time,
     logger,
@@ -122,7 +124,10 @@ _SQL: dict[str, str] = {
 class Ledger:
     """A ledger file. ``Guard(definition, ledger=Ledger("ledger.db"))`` records into it.
 
-    ``path``: see :func:`~guardrails.ledger.resolve_ledger_path`. ``durable``:
+    ``path``: see :func:`~guardrails.ledger.resolve_ledger_path`. Given no path, no
+    ``definition`` and no ``$HOOKRAILS_LEDGER``, the file is chosen by the first Guard
+    it is given: its definition's ``ledger:`` key, else ``.hookrails/ledger.db``
+    (:meth:`adopt`); it opens then, or when first used without a Guard. ``durable``:
     ``synchronous=FULL``. ``busy_timeout``: seconds a write waits for another writer
     before it spools. ``max_output``: UTF-8 bytes of a tool result's (or event
     payload's) JSON kept; a longer one is stored as a truncation marker (its size, its
@@ -149,6 +154,10 @@ class Ledger:
         from .._redaction import Redactor
 
         self.path = resolve_ledger_path(path, definition)
+        #: no path, definition or $HOOKRAILS_LEDGER chose the file: the first Guard's does
+        self._unbound = path is None and definition is None and not os.environ.get(ENV_VAR)
+        #: the definition an explicit path overrides on purpose (no conflict with its key)
+        self._override_for = definition if path is not None else None
         self.durable = durable
         self.busy_timeout = busy_timeout
         # built now, so a bad pattern fails here and not in the middle of a tool call
@@ -157,13 +166,12 @@ class Ledger:
         self._conn: sqlite3.Connection | None = None
         #: a file deleted or replaced under this writer is noticed after the next commit
         self._watch = Watch(self.path)
-        #: why records go to the spool instead of the file (None: all is well);
-        #: it starts with the kind: read_only, full, corrupt, locked, newer_schema, error
-        self.degraded: str | None = None
+        self._degraded: str | None = None
         self._kind: str | None = None
         self._reopen_at = 0.0
         self._reader: LedgerReader | None = None
-        self._open()
+        if not self._unbound:
+            self._open()
 
     def __repr__(self) -> str:
         return f"Ledger({self.path!r})"
@@ -184,9 +192,44 @@ class Ledger:
     def max_arguments(self, value: int) -> None:
         self._rows.max_arguments = value
 
+    @property
+    def degraded(self) -> str | None:
+        """Why records go to the spool instead of the file (``None``: all is well); it
+        starts with the kind: read_only, full, corrupt, locked, newer_schema, error."""
+        if self._unbound:
+            self._bind(None)
+        return self._degraded
+
+    @degraded.setter
+    def degraded(self, value: str | None) -> None:
+        self._degraded = value
+
     # --- opening ---------------------------------------------------------------
 
+    def adopt(self, definition: AgentDefinition) -> None:
+        """Agree with ``definition`` on the file, as a Guard given this Ledger does.
+
+        A Ledger given no path (nor ``definition``, nor ``$HOOKRAILS_LEDGER``) takes the
+        file the definition's ``ledger:`` key names (else the default) and opens it, so
+        ``hookrails ledger --config`` finds its records. One that names another file
+        than the key raises :class:`~guardrails.DefinitionError` naming both, unless it
+        was made for this definition (``Ledger(path, definition=definition)``: an
+        override on purpose) or ``$HOOKRAILS_LEDGER`` is set (it outranks the key).
+        """
+        if self._unbound:
+            self._bind(definition)
+        elif self._override_for is not definition:
+            check_definition_ledger(self.path, definition)
+
+    def _bind(self, definition: AgentDefinition | None) -> None:
+        with self._lock:
+            if self._unbound:
+                self.path = resolve_ledger_path(None, definition)
+                self._watch = Watch(self.path)
+                self._open()
+
     def _open(self) -> None:
+        self._unbound = False  # whatever opens it, the file is chosen now
         folder = os.path.dirname(self.path)
         try:
             os.makedirs(folder, exist_ok=True)
@@ -258,6 +301,8 @@ class Ledger:
     @property
     def reader(self) -> LedgerReader:
         """Read-only access for hooks (``ctx.ledger``)."""
+        if self._unbound:
+            self._bind(None)
         if self._reader is None:
             self._reader = LedgerReader(self.path)
         return self._reader
@@ -287,7 +332,7 @@ class Ledger:
                     reason,
                     self.spool_path,
                 )
-        elif self.degraded != reason:
+        elif self._degraded != reason:
             logger().warning(
                 "hookrails ledger %s cannot be written (%s); guarding continues and records "
                 "go to %s until `hookrails ledger recover`",
@@ -295,7 +340,7 @@ class Ledger:
                 reason,
                 self.spool_path,
             )
-        self.degraded = reason
+        self._degraded = reason
 
     # --- writing ---------------------------------------------------------------------
 
@@ -327,9 +372,9 @@ class Ledger:
             if moved is not None:  # committed into a file no longer at self.path
                 self._follow(moved, committed=True)
                 return
-            if self.degraded is not None:  # writable again; the spool waits for recover()
+            if self._degraded is not None:  # writable again; the spool waits for recover()
                 logger().info("hookrails ledger %s is writable again", self.path)
-                self.degraded = self._kind = None
+                self._degraded = self._kind = None
 
     # --- the file deleted or replaced under this writer -------------------------------
 
@@ -419,6 +464,8 @@ class Ledger:
 
     def _write_transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
+            if self._unbound:
+                self._open()
             if self._conn is not None:
                 moved = self._watch.moved()
                 if moved is not None:
@@ -426,7 +473,7 @@ class Ledger:
             conn = self._conn
             if conn is None:
                 raise LedgerError(
-                    f"the ledger cannot be written ({self.degraded})",
+                    f"the ledger cannot be written ({self._degraded})",
                     path=self.path,
                     kind="degraded",
                 )
@@ -526,11 +573,11 @@ class Ledger:
         from .sqlite_recover import import_spool, mark_stale
 
         with self._lock:
-            if self._conn is not None and self.degraded is None:
+            if self._conn is not None and self._degraded is None:
                 moved = self._watch.moved()
                 if moved is not None:
                     self._follow(moved, committed=True)
-            if self._conn is None or self.degraded is not None:
+            if self._conn is None or self._degraded is not None:
                 self._close_connection()
                 self._open()
             conn = self._conn
@@ -556,7 +603,7 @@ class Ledger:
                     path=self.path,
                     kind=error_kind(exc),
                 ) from exc
-            self.degraded = self._kind = None
+            self._degraded = self._kind = None
         return report
 
     def _cannot_recover(self) -> LedgerError:
@@ -580,7 +627,7 @@ class Ledger:
         else:
             advice = "fix the cause and run recover again"
         return LedgerError(
-            f"cannot recover into this ledger ({self.degraded}): {advice}{where}",
+            f"cannot recover into this ledger ({self._degraded}): {advice}{where}",
             path=self.path,
             kind=kind,
         )

@@ -40,11 +40,15 @@ CASES = {
     ],
     "claude_agent_sdk_agent.py": [
         "model: scripted (offline)",
-        "PreToolUse:Bash hook error: Bash input does not match its schema",
-        'Example of a valid input: {"command": "ls -la"',
+        "PreToolUse:mcp__notes__add_note hook error: mcp__notes__add_note input does not "
+        "match its schema",
+        "- $.text: unexpected field; allowed fields: file, line",
+        'Example of a valid input: {"file": ',
+        "ok: [{'type': 'text', 'text': 'added a line to notes.txt'}]",
         "Command denied by rule 'git push --force *'",
         "it is a protected path",
-        "Bash   ok      x2",
+        "mcp__notes__add_note  denied  x1",
+        "mcp__notes__add_note  ok      x1",
         "stops: block, allow",
     ],
 }

@@ -300,6 +300,18 @@ def describe(err: Any, schemas: Schemas) -> list[Violation]:
             )
         ]
     if kw == "not":
+        together = _exclusive(val, inst)
+        if together:  # not: {required: [a, b]}: fields that replaced one another
+            first, *rest = (json_path([*parts, name]) for name in together)
+            listed = " and ".join(rest)
+            return [
+                Violation(
+                    rest[-1],
+                    f"cannot be given together with {first}",
+                    f"give only one of {first} and {listed}",
+                    "not",
+                )
+            ]
         return [Violation(where, "matches a form the schema forbids", f"change {where}", "not")]
     if kw is None or kw is False:  # a ``false`` subschema
         return [Violation(where, "no value is allowed here", f"remove {where}", "false")]
@@ -342,7 +354,7 @@ def _branches(err: Any, where: str, kw: str, options: Any, schemas: Schemas) -> 
             kw,
         )
     if context:
-        closest = describe(_jsonschema().exceptions.best_match(context), schemas)
+        closest = describe(_closest_branch(context), schemas)
         if closest:
             first = closest[0]
             return Violation(
@@ -357,6 +369,28 @@ def _branches(err: Any, where: str, kw: str, options: Any, schemas: Schemas) -> 
         f"change {where} to one of the allowed forms",
         kw,
     )
+
+
+def _exclusive(value: Any, inst: Any) -> list[str]:
+    """The fields of ``not: {required: [...]}`` when ``inst`` has them all, else ``[]``."""
+    if not isinstance(value, dict) or set(value) != {"required"} or not isinstance(inst, dict):
+        return []
+    names = value["required"]
+    if not isinstance(names, list) or len(names) < 2 or not all(n in inst for n in names):
+        return []
+    return [n for n in names if isinstance(n, str)]
+
+
+def _closest_branch(context: list[Any]) -> Any:
+    """The error to show for an input no branch of ``anyOf``/``oneOf`` accepts: the best
+    match (jsonschema's) within the branch with the fewest problems, the earliest on a
+    tie, so an input one fix away from the first form is told that fix."""
+    by_branch: dict[Any, list[Any]] = {}
+    for error in context:
+        key = error.relative_schema_path[0] if error.relative_schema_path else None
+        by_branch.setdefault(key, []).append(error)
+    fewest = min(by_branch.values(), key=len)
+    return _jsonschema().exceptions.best_match(fewest)
 
 
 def _closest(key: str, options: list[str]) -> str | None:

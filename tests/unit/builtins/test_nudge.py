@@ -126,6 +126,15 @@ def test_summary_lists_enums_defaults_and_nested_items() -> None:
     assert "  - edits[].replace_all: boolean, optional, default false" in text
 
 
+def test_summary_of_items_with_several_forms_lists_the_first_form() -> None:
+    """TodoWrite items take each released form (``anyOf``); the summary shows today's,
+    the one the example uses."""
+    d = fail(guard(), "TodoWrite", {"todos": [{}]}, "InputValidationError: TodoWrite failed")
+    text = d.additional_context or ""
+    assert "  - todos[].activeForm: string, required" in text
+    assert "priority" not in text.split("Example of a valid input:")[0]
+
+
 def test_summary_of_a_pydantic_schema_follows_refs() -> None:
     from pydantic import BaseModel
 

@@ -15,7 +15,9 @@ import pytest
 from guardrails import AgentDefinition, Decision, DefinitionError, Guard, Ledger, Session
 from guardrails.builtins import RequireArtifacts
 from guardrails.testing import SpyTool
+from tests._claude_cli import SUBAGENT_REPORT_FILE
 from tests._guards import build_guard
+from tests._paths import REPO
 
 SCHEMA = {
     "type": "object",
@@ -300,3 +302,43 @@ def test_a_bad_parameter_in_a_file_is_a_definition_error(tmp_path: Path) -> None
     with pytest.raises(DefinitionError) as exc:
         AgentDefinition.from_file(path)
     assert "max_retries must be an integer from 1 to 8" in str(exc.value)
+
+
+# --- the artifacts hookrails' own definitions ask a subagent for ----------------------------
+
+
+def _required_paths(definition: AgentDefinition) -> list[str]:
+    found = []
+    for matchers in definition.hooks.values():
+        for matcher in matchers:
+            for hook in matcher.hooks:
+                if isinstance(hook, dict) and hook.get("use") == "require_artifacts":
+                    found += RequireArtifacts(**hook.get("with", {})).paths
+    return found
+
+
+def _docs_tour() -> AgentDefinition:
+    import yaml
+
+    text = (REPO / "docs" / "builtins.md").read_text(encoding="utf-8")
+    block = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    return AgentDefinition.from_dict(yaml.safe_load(block))
+
+
+@pytest.mark.parametrize(
+    "definition",
+    [
+        pytest.param(lambda: __import__("guardrails.cli.demo_run").cli.demo_run.load_definition(),
+                     id="hookrails demo"),
+        pytest.param(lambda: AgentDefinition.from_file(REPO / "examples" / "agent.yaml"),
+                     id="examples/agent.yaml"),
+        pytest.param(_docs_tour, id="docs/builtins.md"),
+    ],
+)  # fmt: skip
+def test_the_artifacts_we_show_are_ones_claude_code_lets_a_subagent_write(definition: Any) -> None:
+    """Claude Code refuses a subagent's Write of REPORT*.md and the like before any hook
+    runs, so a definition that asks for one would send the subagent back for a file it
+    cannot write."""
+    paths = _required_paths(definition())
+    assert paths
+    assert [p for p in paths if SUBAGENT_REPORT_FILE.match(Path(p).name)] == []

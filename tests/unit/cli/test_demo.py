@@ -60,7 +60,7 @@ def test_duplicate_is_stopped_by_idempotency(report) -> None:
     ("step", "needle"),
     [
         (4, "protected path"),
-        (5, "report.md missing"),
+        (5, "REPORT.txt missing"),
         (8, "<promise>DONE</promise>"),
     ],
 )
@@ -127,7 +127,7 @@ def test_cli_prints_readable_steps_and_the_explore_commands(tmp_path: Path) -> N
     assert "DENIED as a duplicate; the stored result is replayed" in result.output
     assert "tool calls by agent, tool and status:" in result.output
     assert f"datasette {tmp_path / 'l.db'}" in result.output
-    assert (tmp_path / "demo" / "report.md").is_file()  # the folder the messages name is kept
+    assert (tmp_path / "demo" / "REPORT.txt").is_file()  # the folder the messages name is kept
 
 
 def test_cli_json_is_one_document(tmp_path: Path) -> None:
@@ -160,7 +160,7 @@ def test_a_ledger_it_cannot_write_is_one_clear_error(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines()[-1].startswith(f"error: {ledger}: cannot write")
     assert "pass --ledger FILE somewhere writable" in result.stderr
-    assert not (tmp_path / "w" / "report.md").exists()  # nothing ran
+    assert not (tmp_path / "w" / "REPORT.txt").exists()  # nothing ran
 
 
 def test_a_work_folder_it_cannot_create_is_one_clear_error(tmp_path: Path) -> None:

@@ -77,6 +77,7 @@ def test_default_path_is_dot_hookrails_under_the_working_directory(
     monkeypatch.chdir(tmp_path)
     with Ledger() as ledger:
         assert ledger.path == str(tmp_path / ".hookrails" / "ledger.db")
+        assert ledger.degraded is None  # Ledger() opens its file when first used (or adopted)
     assert (tmp_path / ".hookrails" / "ledger.db").is_file()
 
 

@@ -109,10 +109,16 @@ def test_enums(name: str, field: str, allowed: list[str]) -> None:
     assert load(name)["properties"][field]["enum"] == allowed
 
 
-def test_todo_status_enum() -> None:
-    item = load("TodoWrite")["properties"]["todos"]["items"]
-    assert item["properties"]["status"]["enum"] == ["pending", "in_progress", "completed"]
-    assert item["required"] == ["content", "status", "activeForm"]
+def test_todo_items_take_each_released_form_with_one_status_enum() -> None:
+    forms = load("TodoWrite")["properties"]["todos"]["items"]["anyOf"]
+    assert [f["required"] for f in forms] == [
+        ["content", "status", "activeForm"],  # 1.0.110 and later: the example's form
+        ["content", "status", "id"],
+        ["content", "status", "priority", "id"],
+    ]
+    for form in forms:
+        assert form["properties"]["status"]["enum"] == ["pending", "in_progress", "completed"]
+        assert form["additionalProperties"] is False
 
 
 def test_multiedit_edits_need_old_and_new_string() -> None:
@@ -131,7 +137,8 @@ def test_multiedit_edits_need_old_and_new_string() -> None:
         ("Grep", {"pattern": "x", "-A": 3, "-i": True}, True),
         ("Grep", {"pattern": "x", "output_mode": "lines"}, False),
         ("Bash", {"command": "ls", "timeout": 600000}, True),
-        ("Bash", {"command": "ls", "timeout": 600001}, False),
+        ("Bash", {"command": "ls", "timeout": 7200000, "run_in_background": True}, True),
+        ("Bash", {"command": "ls", "timeout": -1}, False),
         ("Read", {"file_path": "/a", "offset": 10, "limit": 20}, True),
         ("Edit", {"file_path": "/a", "old_string": "", "new_string": "x"}, True),
     ],
