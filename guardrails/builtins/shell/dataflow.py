@@ -80,7 +80,8 @@ class DataFlow(Producers):
                 key = self.file_key(path, raw.cwd)
                 if key in self.fifos and key not in self.files:
                     return Output("any", why=f"the named pipe {path}"), ()
-                return self.file_out(path, raw.cwd, r.shape is not None), ()
+                named = f"`< {r.target}`" if r.shape is not None else ""
+                return self.file_out(path, raw.cwd, named), ()
         if raw.upstream:
             inputs = self.inputs_of(raw)
             outs = [self.out(i) for i in inputs if i < len(self.outs)]

@@ -30,8 +30,9 @@ HINT: Final = (
     "Secrets (env files, private keys, credentials, the environment) must not leave this "
     "machine: do not retry this or a variant of it. To call an API with a key from .env, "
     'load it into the environment (`set -a; . ./.env; set +a`) and pass the variable (`-H "'
-    'Authorization: Bearer $API_KEY"`), so the file itself is never sent; if the file must '
-    "be sent, ask the user to do it."
+    'Authorization: Bearer $API_KEY"`), so the file itself is never sent; to send a folder, '
+    "leave its secrets out (`rsync --exclude '.env*'`, a `.gitignore`); if a secret must be "
+    "sent, ask the user to do it."
 )
 _TARGET_HINT: Final = (
     "Name the file to send plainly in the command (no variable or substitution the guard "
@@ -105,9 +106,14 @@ class SecretCheck:
             )
         if cmd.speculative:
             return why.unknown_wrapper(f"`{cmd.program}`", shown(cmd, False))
-        if sent.computed or (cmd.written and cmd.program not in cmd.written):
+        if cmd.written and cmd.program not in cmd.written:  # the sender itself is computed
             reason = computed_reason(cmd, shown(cmd, False))
             return Opaque(f"{reason}, which sends {what}", _TARGET_HINT)
+        if sent.computed:
+            return Opaque(
+                f"{shown(cmd, False)} sends {what}, which {sent.computed} names only at run time",
+                _TARGET_HINT,
+            )
         return None
 
     def _check(

@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
+from .producers import ENVIRON, dumps_env
 from .programs.sends import curl_config, put_files, sends
 from .records import Sent
 from .values import HOLE_RE, Output, Read
@@ -80,7 +81,9 @@ class Leaks:
         if what is not None:
             if what.stage:
                 staged = self.operand_reads(what.stage, cwd, origin, unknown=True)
-                self.staged.extend(Sent(p, "git", c) for p, c in staged)
+                forced = what.excludes == ("-f",)  # ignored files too: only .git is left out
+                how, left_out = ("data", (".git",)) if forced else ("git", ())
+                self.staged.extend(Sent(p, how, c, left_out) for p, c in staged)
             if what.push:
                 pushed = self.staged
             files = ["-" if f in _STDIN else f for f in what.files]
@@ -111,7 +114,7 @@ class Leaks:
                         for hole in self.holes.of(word):
                             if hole.out is not None:
                                 found.extend(hole.out.reads)
-            excludes = what.excludes
+            excludes = what.excludes if not what.stage else ()
         if found or pushed:
             sent = dict.fromkeys((*(Sent(p, "data", c, excludes) for p, c in found), *pushed))
             self.commands[idx] = cmd._replace(sends=(*cmd.sends, *sent))
@@ -138,6 +141,8 @@ class Leaks:
             if _PATH_LIKE.fullmatch(w) and "://" not in w and w not in (".", "..", "./", "../")
         ]
         reads = [*self.operand_reads(named, cwd, ""), *self.carried(stdin)]
+        if any(dumps_env(a) for a in args):
+            reads.append((ENVIRON, ""))
         return [Sent(p, "code", c) for p, c in dict.fromkeys(reads)]
 
 

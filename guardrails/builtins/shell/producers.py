@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .syntax import SimpleCommand
     from .values import Holes
 
-__all__ = ["ENVIRON", "FETCHERS", "Producers"]
+__all__ = ["ENVIRON", "FETCHERS", "Producers", "dumps_env"]
 
 #: what a dump of the environment reads (``env | curl -d @- ...`` sends every variable)
 ENVIRON: Final = "/proc/self/environ"
@@ -75,6 +75,24 @@ _SCRIPT_FIRST: Final = word_set("jq yq gojq jaq xq sed gsed awk gawk mawk nawk")
 #: not a file it reads (``split('.')``, ``jq .``)
 _HERE: Final = frozenset({".", "..", "./", "../"})
 _NAMED: Final = re.compile(r"[A-Za-z_][\w.-]*=")
+#: inline code that reads the whole environment (``os.environ``, ``process.env``, ``%ENV``)
+_ENV_CODE: Final = re.compile(
+    r"\benviron\b(?!\s*(?:\[|\.get|\.setdefault|\.pop))|\bprocess\.env\b(?!\s*[.\[])|"
+    r"%ENV\b|\bENV\.to_h\b|\bgetenv\(\s*\)|\bSys\.getenv\(\s*\)"
+)
+
+
+def _named_by(word: str, origin: str) -> str:
+    """``""`` when ``word`` is written out in the command as written (``origin``, set only
+    for a command built at run time), else that command."""
+    return f"`{' '.join(origin.split())[:100]}`" if origin and word not in origin else ""
+
+
+def dumps_env(code: str) -> bool:
+    """Does inline code read every environment variable at once?"""
+    return _ENV_CODE.search(code) is not None
+
+
 #: programs that print every variable when given no operand
 _ENV_DUMPS: Final = word_set("env printenv set export declare typeset")
 _CODE_LITERAL: Final = re.compile(r"""['"]([^'"\s]{1,200})['"]""")
@@ -125,16 +143,17 @@ class Producers:
     def file_key(self, path: str, cwd: str | None) -> str:
         return posixpath.normpath(posixpath.join(cwd or "", path)) if cwd is not None else path
 
-    def file_out(self, path: str, cwd: str | None, computed: bool = False) -> Output:
-        """What reading ``path`` gives (``computed``: the line names it through an
-        expansion): what the line wrote there, else the file's content."""
+    def file_out(self, path: str, cwd: str | None, named: str = "") -> Output:
+        """What reading ``path`` gives (``named``: what names it at run time, ``""``
+        when the line names it literally): what the line wrote there, else the file's
+        content."""
         key = self.file_key(path, cwd)
         known = self.files.get(key)
         if known is not None:
             return known.marked()  # read back from a file at run time
         if path in ("-", "/dev/stdin"):
             return Output("stdin")
-        reads = ((self.links.get(key, key), computed), *self.copies.get(key, ()))
+        reads = ((self.links.get(key, key), named), *self.copies.get(key, ()))
         return Output("local", why=f"the content of {path}", reads=reads)
 
     def carried(self, out: Output | None) -> tuple[Read, ...]:
@@ -166,7 +185,7 @@ class Producers:
             if not a or (not unknown and has_hole(a) and self._unknown_word(a)):
                 continue
             key = self.file_key(a, cwd)
-            found.append((self.links.get(key, key), bool(origin) and a not in origin))
+            found.append((self.links.get(key, key), _named_by(a, origin)))
             known = self.files.get(key)
             if known is not None:
                 found.extend(self.carried(known))
@@ -214,7 +233,7 @@ class Producers:
             return Output("obf", why=f"text {prog} builds or decodes at run time", reads=reads)
         out = self._computed(prog, args, cwd, fed)
         if prog in _ENV_DUMPS and not [a for a in args if not a.startswith("-")]:
-            return out.carrying(((ENVIRON, bool(origin) and prog not in origin),))
+            return out.carrying(((ENVIRON, _named_by(prog, origin)),))
         if prog in _NAMES_ONLY or out.kind not in ("local", "token"):
             return out
         return out.carrying(self._input_reads(prog, args, fed, cwd, origin))
@@ -229,8 +248,10 @@ class Producers:
             args = ops[1:] if ops and not any(a in ("-f", "-e", "--file") for a in args) else ops
         found = [*self.carried(fed), *self.operand_reads(args, cwd, origin)]
         if prog in LANGS:
+            if any(dumps_env(a) for a in args):
+                found.append((ENVIRON, f"{prog} code"))
             found.extend(
-                (self.file_key(m, cwd), True)
+                (self.file_key(m, cwd), f"{prog} code")
                 for a in args
                 for m in _CODE_LITERAL.findall(a)
                 if m not in _HERE
@@ -249,7 +270,7 @@ class Producers:
         files = [o for o in ops if o != "-"]
         if not files:
             return fed
-        return worst([self.file_out(f, cwd, bool(origin) and f not in origin) for f in files])
+        return worst([self.file_out(f, cwd, _named_by(f, origin)) for f in files])
 
     def _computed(self, prog: str, args: list[str], cwd: str | None, fed: Output) -> Output:
         if prog == "mktemp":

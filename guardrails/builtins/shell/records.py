@@ -48,12 +48,13 @@ class Sent(NamedTuple):
     folder without what git ignores) or ``code`` (the file is named in inline
     interpreter code that also talks to the network: the guard does not follow data
     inside code);
-    ``computed``: the line names the path through an expansion, not literally.
+    ``computed``: ``""`` when the line names the path literally, else what names it at
+    run time (the command as written, ``python3 code``).
     """
 
     path: str
     how: str = "data"
-    computed: bool = False
+    computed: str = ""
     excludes: tuple[str, ...] = ()
 
 

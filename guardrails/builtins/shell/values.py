@@ -34,8 +34,9 @@ HOLE_RE: Final = re.compile("[\ue000-\uf7ff]")
 
 
 #: a file whose content an output carries: (its path, joined to the directory the line
-#: moved to; whether the line names it through an expansion rather than literally)
-Read = tuple[str, bool]
+#: moved to; ``""`` when the line names it literally, else what names it at run time:
+#: the command as written, ``python3 code``...)
+Read = tuple[str, str]
 
 
 def hole_index(ch: str) -> int:

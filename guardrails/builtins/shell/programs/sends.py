@@ -26,7 +26,7 @@ from .network import (
     is_remote,
 )
 
-__all__ = ["SENDERS", "Sends", "put_files", "sends"]
+__all__ = ["SENDERS", "Sends", "curl_config", "put_files", "sends"]
 
 
 class Sends:
@@ -39,8 +39,9 @@ class Sends:
     (``put FILE`` sends FILE), from ``-c`` or (``script_stdin``) its input;
     ``excludes``: name globs a folder is sent without (``rsync --exclude``);
     ``stage``: paths ``git add`` puts in the repository (a folder: what it holds that
-    git does not ignore), which a later push sends; ``push``: it sends what the line
-    staged; ``config``: a file of curl options it reads (``-K FILE``, ``-``: its input).
+    git does not ignore; ``excludes`` is ``("-f",)`` when it adds ignored files too),
+    which a later push sends; ``push``: it sends what the line staged; ``config``: a
+    file of curl options it reads (``-K FILE``; ``-``: its input).
     """
 
     __slots__ = (
@@ -391,7 +392,10 @@ def _git(args: list[str]) -> Sends | None:
         opts, ops = split_opts(rest, "", ("--chmod", "--pathspec-from-file"))
         if has_opt(opts, "-u --update"):
             return Sends(args=False)
-        return Sends(stage=ops or (["."] if has_opt(opts, "-A --all") else []), args=False)
+        staged = ops or (["."] if has_opt(opts, "-A --all") else [])
+        return Sends(
+            stage=staged, args=False, excludes=("-f",) if has_opt(opts, "-f --force") else ()
+        )
     if sub == "push":
         return Sends(push=True)
     if sub in ("clone", "fetch", "pull", "ls-remote", "archive"):
