@@ -138,7 +138,10 @@ class DenyCommands:
             from .exfil import SecretCheck
 
             self.secrets = tuple(secrets)
-            self._secret_check = SecretCheck(self.secrets) if self.secrets else None
+            try:
+                self._secret_check = SecretCheck(self.secrets) if self.secrets else None
+            except (TypeError, ValueError) as exc:  # PathRules names them paths[i]
+                raise type(exc)(str(exc).replace("paths[", "secrets[", 1)) from None
 
     def check(self, command: str) -> tuple[str, str | None, list[Command]] | None:
         """The first rule ``command`` plainly breaks: ``(rule, reason, commands)``, or ``None``

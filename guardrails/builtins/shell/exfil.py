@@ -85,16 +85,17 @@ class SecretCheck:
                 if leak is None:
                     continue
                 if leak.opaque is None:
-                    leak.opaque = self._hidden(sent, cmd, leak, roots[0], shown)
+                    leak.opaque = self._hidden(sent, cmd, leak, roots[0], shown, intent)
                     if leak.opaque is None:
                         return leak, hidden
                 hidden = hidden or leak
         return None, hidden
 
-    def _hidden(self, sent: Sent, cmd: Command, leak: Leak, root: str, shown: Any) -> Opaque | None:
+    def _hidden(
+        self, sent: Sent, cmd: Command, leak: Leak, root: str, shown: Any, intent: Intent
+    ) -> Opaque | None:
         """Why a secret the guard found sent is not plainly seen, or ``None``."""
-        from . import opaque as why
-        from .deny import computed_reason
+        from .deny import _speculation, computed_reason
 
         what = f"{shown_path(leak.path, root)}, a secret (matches {leak.glob!r})"
         if sent.how == "code":
@@ -104,8 +105,8 @@ class SecretCheck:
                 f"follow what {program} code sends",
                 _CODE_HINT,
             )
-        if cmd.speculative:
-            return why.unknown_wrapper(f"`{cmd.program}`", shown(cmd, False))
+        if cmd.speculative:  # spelled out in an unknown program's arguments
+            return _speculation(intent, cmd, shown(cmd, False))
         if cmd.written and cmd.program not in cmd.written:  # the sender itself is computed
             reason = computed_reason(cmd, shown(cmd, False))
             return Opaque(f"{reason}, which sends {what}", _TARGET_HINT)

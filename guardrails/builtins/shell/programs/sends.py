@@ -299,7 +299,8 @@ _AWS_SECRET_STORES: Final = word_set("secretsmanager kms")
 
 
 def _aws(args: list[str]) -> Sends | None:
-    opts, ops = split_opts(args, "", ("--region", "--profile", "--endpoint-url", "--exclude"))
+    long_arg = ("--region", "--profile", "--endpoint-url", "--exclude", "--body")
+    opts, ops = split_opts(args, "", long_arg)
     if (ops[:1] and ops[0] in _AWS_SECRET_STORES) or ops[:2] == ["ssm", "put-parameter"]:
         return None
     files = _params(args, "file://") + _params(args, "fileb://")
