@@ -81,8 +81,8 @@ class Leaks:
         if what is not None:
             if what.stage:
                 staged = self.operand_reads(what.stage, cwd, origin, unknown=True)
-                forced = what.excludes == ("-f",)  # ignored files too: only .git is left out
-                how, left_out = ("data", (".git",)) if forced else ("git", ())
+                # -f: ignored files too, so only git's own folder is left out
+                how, left_out = ("data", (".git",)) if what.force else ("git", ())
                 self.staged.extend(Sent(p, how, c, left_out) for p, c in staged)
             if what.push:
                 pushed = self.staged
@@ -114,7 +114,7 @@ class Leaks:
                         for hole in self.holes.of(word):
                             if hole.out is not None:
                                 found.extend(hole.out.reads)
-            excludes = what.excludes if not what.stage else ()
+            excludes = what.excludes
         if found or pushed:
             sent = dict.fromkeys((*(Sent(p, "data", c, excludes) for p, c in found), *pushed))
             self.commands[idx] = cmd._replace(sends=(*cmd.sends, *sent))

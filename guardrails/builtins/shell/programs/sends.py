@@ -39,9 +39,9 @@ class Sends:
     (``put FILE`` sends FILE), from ``-c`` or (``script_stdin``) its input;
     ``excludes``: name globs a folder is sent without (``rsync --exclude``);
     ``stage``: paths ``git add`` puts in the repository (a folder: what it holds that
-    git does not ignore; ``excludes`` is ``("-f",)`` when it adds ignored files too),
-    which a later push sends; ``push``: it sends what the line staged; ``config``: a
-    file of curl options it reads (``-K FILE``; ``-``: its input).
+    git does not ignore; ``force``: ignored files too), which a later push sends;
+    ``push``: it sends what the line staged; ``config``: a file of curl options it
+    reads (``-K FILE``; ``-``: its input).
     """
 
     __slots__ = (
@@ -49,6 +49,7 @@ class Sends:
         "config",
         "excludes",
         "files",
+        "force",
         "push",
         "script",
         "script_stdin",
@@ -68,6 +69,7 @@ class Sends:
         stage: list[str] | None = None,
         push: bool = False,
         config: str | None = None,
+        force: bool = False,
     ) -> None:
         self.files = files or []
         self.stdin = stdin
@@ -78,6 +80,7 @@ class Sends:
         self.stage = stage or []
         self.push = push
         self.config = config
+        self.force = force
 
 
 _Handler = Callable[[list[str]], "Sends | None"]
@@ -394,9 +397,7 @@ def _git(args: list[str]) -> Sends | None:
         if has_opt(opts, "-u --update"):
             return Sends(args=False)
         staged = ops or (["."] if has_opt(opts, "-A --all") else [])
-        return Sends(
-            stage=staged, args=False, excludes=("-f",) if has_opt(opts, "-f --force") else ()
-        )
+        return Sends(stage=staged, args=False, force=has_opt(opts, "-f --force"))
     if sub == "push":
         return Sends(push=True)
     if sub in ("clone", "fetch", "pull", "ls-remote", "archive"):

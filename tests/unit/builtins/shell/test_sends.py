@@ -125,7 +125,7 @@ def test_git_add_stages_what_a_later_push_sends(
     what = sends(shlex.split(command))
     assert what is not None
     assert what.stage == staged
-    assert (what.excludes == ("-f",)) is forced
+    assert what.force is forced
     assert not what.push
 
 
