@@ -21,7 +21,7 @@ import os
 import posixpath
 import re
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 __all__ = ["CAP", "PathRules", "Roots"]
@@ -174,6 +174,14 @@ class PathRules:
         """A protected path inside directory ``where`` (two levels down), or ``None``."""
         return self._walk(where, None, "all", root, depth=2, give_up=False)
 
+    def inside(
+        self, where: str, root: Roots, skip: Callable[[str], bool] | None = None
+    ) -> tuple[str, str] | None:
+        """A protected path anywhere inside directory ``where``, leaving out entries whose
+        names ``skip`` says to (and what they hold); ``(CAP, where)`` when there are too
+        many entries to look through."""
+        return self._walk(where, None, "all", root, depth=None, give_up=True, skip=skip)
+
     def _walk(
         self,
         where: str,
@@ -182,6 +190,7 @@ class PathRules:
         root: Roots,
         depth: int | None,
         give_up: bool,
+        skip: Callable[[str], bool] | None = None,
     ) -> tuple[str, str] | None:
         if not os.path.isdir(where) or os.path.islink(where):
             return None
@@ -209,6 +218,8 @@ class PathRules:
                 if (hidden in ("none", "tracked") and name.startswith(".")) or (
                     hidden == "nogit" and name == ".git"
                 ):
+                    continue
+                if skip is not None and skip(name):
                     continue
                 is_dir = entry.is_dir(follow_symlinks=False)
                 wanted = names is None or any(fnmatch.fnmatch(name, n) for n in names)

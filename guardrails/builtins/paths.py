@@ -10,7 +10,8 @@ operands, ``sed -i`` files and ``sed``'s ``w`` files, editors' files, ``dd of=``
 files inline interpreter code writes ...), resolved against the directory the
 line's own ``cd`` moved to, through links the line itself makes. Reading is
 allowed: keeping secrets out of the model's context is a different hook's job
-(``redact_secrets``). Permission changes (``chmod 600 id_rsa``) are allowed too.
+(``redact_secrets``), and keeping them on the machine is ``deny_commands``'
+(its exfiltration check). Permission changes (``chmod 600 id_rsa``) are allowed too.
 
 Globs follow the matcher path rules, anchored at the **project root**
 (``$CLAUDE_PROJECT_DIR``, else the definition file's folder, else the nearest
@@ -38,21 +39,14 @@ from ..results import HookResult
 from .path_scan import CAP, PathRules, Roots
 from .shell.classify import Command, Intent, classify, command_of
 from .shell.project import check_opaque, git_top, project_root
+from .shell.secrets import SECRET_PATHS
 from .shell.values import HOLE_RE, Hole, Opaque, hole_index
 
 __all__ = ["DEFAULT_PROTECTED_PATHS", "ProtectPaths", "protect_paths"]
 
-#: secrets (env files, keys) anywhere in the project, and the repository's own database
-DEFAULT_PROTECTED_PATHS: Final = (
-    "**/.env*",
-    "!**/.env*.{example,sample,template,dist}",
-    "**/*.pem",
-    "**/id_rsa*",
-    "**/id_dsa*",
-    "**/id_ecdsa*",
-    "**/id_ed25519*",
-    ".git/**",
-)
+#: secrets (env files, keys) anywhere in the project (the list ``deny_commands``' exfiltration
+#: check shares), and the repository's own database
+DEFAULT_PROTECTED_PATHS: Final = (*SECRET_PATHS, ".git/**")
 
 _READ_TOOLS: Final = frozenset(
     {"Read", "Glob", "Grep", "LS", "NotebookRead", "WebFetch", "WebSearch", "TodoWrite"}

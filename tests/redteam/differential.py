@@ -163,7 +163,14 @@ def _walk(node: Any, out: list[Words], extra: tuple[str, ...] = ()) -> None:
         return
     if kind == "command":
         words = [_word(c) for c in node.children_by_field_name("name")]
-        words += [_word(c) for c in node.children_by_field_name("argument")]
+        end = -1
+        for arg in node.children_by_field_name("argument"):
+            # tree-sitter ends a word before ``<(``; bash keeps ``@<(cmd)`` one word
+            if arg.start_byte == end and words:
+                words[-1] += _word(arg)
+            else:
+                words.append(_word(arg))
+            end = arg.end_byte
         words += extra
         if words:
             out.append(tuple(words))

@@ -22,15 +22,17 @@ from .coderun import CodeRunner
 from .dataflow import DataFlow
 from .expand import Expander
 from .interpreters import LANGS, code_of
+from .leaks import Leaks
 from .options import program_name
 from .parser import CD_MARK, _join_cwd, parse
 from .programs.effect import ITEM, Effect
 from .programs.embedded import PROGRAMS as EMBEDDING
 from .programs.embedded import embedded, variable_code
+from .programs.sends import SENDERS
 from .programs.table import classify_argv, is_known
-from .records import RANK, Command
+from .records import RANK, Command, Sent
 from .syntax import MAX_DEPTH, ParseState, Shape, SimpleCommand, TooDeep
-from .values import HOLE_RE, Hole, Holes, Opaque, Output, has_hole
+from .values import HOLE_RE, Hole, Holes, Opaque, Output, Read, has_hole
 from .wrappers import unwrap, wrapping
 
 __all__ = ["Analyzer"]
@@ -47,7 +49,7 @@ _CODED: Final = frozenset({*LANGS, "vi", "vim", "nvim"})
 _GLOB_NAME: Final = re.compile(r"[*?]|\[[^\]]+\]")
 
 
-class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
+class Analyzer(CodeRunner, DataFlow, Leaks, Expander, ParseState):
     """Turns one line into ``Command`` records (``commands``), recursing into the code it runs."""
 
     def __init__(self) -> None:
@@ -66,6 +68,9 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
         self.by_raw: dict[int, range] = {}
         self.files: dict[str, Output] = {}
         self.links: dict[str, str] = {}
+        self.copies: dict[str, tuple[Read, ...]] = {}
+        self.staged: list[Sent] = []
+        self.net_fds: set[str] = set()
         self.fds: dict[str, tuple[Output, tuple[int, ...]]] = {}
         self.fifos: set[str] = set()
         self.stdin_ctx: tuple[Output | None, tuple[int, ...]] = (None, ())
@@ -124,6 +129,8 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
             k += 1
         if k == len(words):
             written = self._written(raw)
+            if raw.depth and not written and any(r.op == "<" for r in raw.redirects):
+                self.emit((), raw, {"read_only"}, (), cwd=raw.cwd, out=self.stdin_of(raw)[0])
             if written:
                 self.emit(
                     (),
@@ -267,6 +274,8 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
             self.run_code(peel, raw, depth, cwd, written, stdin, inputs)
             return
         if peel.xargs is not None:
+            if peel.items is not None:  # xargs -a FILE: its items are the file's lines
+                stdin = self.file_out(peel.items, cwd)
             # items a program builds (ls | grep, a file's lines): the command is built at run
             # time; find's paths under a named folder, literal text, a download: plain to see
             computed = stdin is not None and (
@@ -403,6 +412,8 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
             idx = self._finish_code(argv, prog, effect, raw, depth, cwd, written, stdin, inputs,
                                     targets, kinds, extra)  # fmt: skip
         self.track(argv, idx, effect, written, stdin, cwd)
+        if prog in SENDERS or written or self.net_fds:
+            self.leaks(argv, raw, stdin, cwd, written, idx)
         for nested in effect.nested:  # find -exec: the command is written out; {} are paths
             for alt in self._items(nested, effect.item):
                 if alt:
@@ -434,6 +445,7 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
             "targets": list(targets),
             "opaque": [Opaque(o, why.CODE_HINT) for o in effect.opaque],
             "mentions": [],
+            "net": [],
         }
         if prog in _CODED or effect.scripts or extra:
             scripts = [*effect.scripts, *(("sh", code) for code in extra)]
@@ -445,6 +457,7 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
             code = code_of(argv)
             if code is not None:
                 self.interpreter(argv, code, stdin, cwd, depth, found)
+        sends = self.code_sends(argv[1:], found["net"], stdin, cwd) if found["net"] else ()
         for mode, where, names, hidden in effect.trees:
             hole = self.hole(
                 "paths", "…", f"paths under {where} it does not name", names=names, hidden=hidden
@@ -469,6 +482,7 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
             inputs=inputs,
             mentions=found["mentions"],
             stdin=stdin,
+            sends=sends,
         )
 
     def _items(
@@ -566,6 +580,7 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
         mentions: Sequence[str] = (),
         stdin: Output | None = None,
         out: Output | None = None,
+        sends: Sequence[Sent] = (),
     ) -> int:
         if len(kinds) > 1:
             kinds.discard("read_only")
@@ -590,6 +605,7 @@ class Analyzer(CodeRunner, DataFlow, Expander, ParseState):
                 self.speculating > 0,
                 tuple(mentions) if mentions else (),
                 self._origin() if self.derived else "",
+                tuple(sends),
             )
         )
         if out is None:  # what it prints is worked out when something asks

@@ -82,7 +82,7 @@ class CodeRunner:
             inputs: tuple[int, ...] = (),
         ) -> None: ...
         def hole(self, kind: str, text: str, why: str = "", **kw: object) -> str: ...
-        def file_out(self, path: str, cwd: str | None) -> Output: ...
+        def file_out(self, path: str, cwd: str | None, named: str = "") -> Output: ...
 
     def run_code(
         self,
@@ -302,6 +302,8 @@ class CodeRunner:
                 found["opaque"].append(why.code_from(name, self.show(text)[:60], reason))
         if sc.changes or sc.opaque or sc.fetch:
             found["mentions"].extend(sc.literals)
+        if sc.net:  # code that talks to the network: what it names may be what it sends
+            found["net"].extend(sc.literals or [""])
 
     def unknown_parts(self, text: str, name: str) -> str:
         if _UNKNOWN_PART not in text:

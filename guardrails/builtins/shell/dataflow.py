@@ -7,7 +7,9 @@ it (``bash -c 'source /dev/stdin'`` reads the pipe ``bash`` reads). Files the
 line writes remember what was written to them (``curl -o x.sh`` then
 ``bash x.sh`` runs a download), links it makes are followed (``ln -s .env l``
 then ``> l`` writes ``.env``), and a download written to a shell's start-up
-file (``~/.bashrc``) runs later, as if piped into ``sh``.
+file (``~/.bashrc``) runs later, as if piped into ``sh``. A file the line makes
+from others (``cp .env n.txt``, ``tar -czf a.tgz .env``) carries their content
+(``copies``), for the exfiltration check.
 """
 
 from __future__ import annotations
@@ -35,12 +37,17 @@ _STARTUP: Final = word_set(
 
 #: programs whose effect on files the line remembers (besides redirections)
 _TRACKED: Final = frozenset({"tee", "mkfifo", "cp", "mv", "install", "ln", *FETCHERS})
+#: programs that write files holding nothing of their other operands
+_EMPTY_WRITERS: Final = word_set(
+    "touch mkdir rm rmdir chmod chown chgrp truncate shred unlink mkfifo mknod ssh-keygen"
+)
 
 
 class DataFlow(Producers):
     """Standard input, file descriptors, written files and links, for the analyzer."""
 
     fds: dict[str, tuple[Output, tuple[int, ...]]]
+    net_fds: set[str]  # file descriptors the line opened on a network socket
     links: dict[str, str]
     fifos: set[str]
     stdin_ctx: tuple[Output | None, tuple[int, ...]]
@@ -73,7 +80,8 @@ class DataFlow(Producers):
                 key = self.file_key(path, raw.cwd)
                 if key in self.fifos and key not in self.files:
                     return Output("any", why=f"the named pipe {path}"), ()
-                return self.file_out(path, raw.cwd), ()
+                named = f"`< {r.target}`" if r.shape is not None else ""
+                return self.file_out(path, raw.cwd, named), ()
         if raw.upstream:
             inputs = self.inputs_of(raw)
             outs = [self.out(i) for i in inputs if i < len(self.outs)]
@@ -104,6 +112,7 @@ class DataFlow(Producers):
                 idx = self.emit_virtual(["nc", *host], raw.cwd, f"opens {target}", ())
                 self.outs[idx] = Output("fetch", why=f"read from {target}", fetch=idx)
                 self.fds[r.fd] = (self.out(idx), (idx,))
+                self.net_fds.add(r.fd)
             elif r.shape and r.shape[0][0] == "proc" and r.op == "<":
                 inner = r.shape[0][3] or []
                 ids = tuple(i for sub in inner for i in self.by_raw.get(id(sub), ()))
@@ -122,6 +131,8 @@ class DataFlow(Producers):
     ) -> None:
         """Remember what the line writes to files and which links it makes."""
         prog = program_name(argv[0])
+        if effect.targets and prog not in _TRACKED and prog not in _EMPTY_WRITERS:
+            self._made_from(argv, effect.targets, cwd, idx)
         if not written and prog not in _TRACKED:
             return
         stored: list[tuple[str, Output]] = [(t, self.out(idx)) for t in written]
@@ -141,6 +152,8 @@ class DataFlow(Producers):
                 content = self.files.get(self.file_key(src, cwd))
                 if content is not None:
                     stored.append((dst, content))
+                elif not linked:
+                    self._made_from([src], [dst], cwd, idx)
                 if linked:
                     base = posixpath.dirname(dst) if soft and not src.startswith("/") else ""
                     self.links[self.file_key(dst, cwd)] = self.file_key(
@@ -156,6 +169,22 @@ class DataFlow(Producers):
                     f"a shell runs {target} when it starts",
                     (content.fetch,),
                 )
+
+    def _made_from(
+        self, argv: Sequence[str], targets: Sequence[str], cwd: str | None, idx: int
+    ) -> None:
+        """``targets`` now hold what the other words of ``argv`` name (``tar -czf a.tgz .env``,
+        ``cp .env n.txt``): remembered for what a later upload of them sends."""
+        keys = {self.file_key(t, cwd) for t in targets}
+        origin = self.commands[idx].written if idx < len(self.commands) else ""
+        reads = tuple(
+            r
+            for r in self.operand_reads(argv[1:] if len(argv) > 1 else argv, cwd, origin)
+            if r[0] not in keys
+        )
+        if reads:
+            for key in keys:
+                self.copies[key] = tuple(dict.fromkeys((*self.copies.get(key, ()), *reads)))
 
     def aliases(self, targets: Sequence[str], cwd: str | None) -> list[str]:
         """Targets, plus what the line's own links make them point at."""

@@ -5,7 +5,9 @@ nesting, variables the line sets and flag order do not hide a command, and text
 that only mentions one (``echo "rm -rf /"``) is not refused. What the analyzer
 cannot see counts as the worst case (the ``opaque`` option): a command whose
 name, code or input is computed at run time, and a value a rule needs that is
-not known (``rm -rf "$X"`` could be ``rm -rf /``).
+not known (``rm -rf "$X"`` could be ``rm -rf /``). Besides the rules, the
+exfiltration check (``exfil``) refuses a line that sends a secret's content to
+another machine.
 """
 
 from __future__ import annotations
@@ -18,21 +20,35 @@ from typing import Any, Final
 
 from ...results import HookResult
 from .classify import Command, Intent, classify, command_of
-from .project import check_opaque, project_root
+from .project import check_opaque, git_top, project_root, root_of
 from .rules import DEFAULT_DENY_RULES, Rule, has_paths, normalize_argv
+from .secrets import DEFAULT_SECRETS
 from .values import HOLE_RE, Hole, Opaque, hole_index
 
-__all__ = ["DEFAULT_DENY_RULES", "DenyCommands", "Verdict", "deny_commands", "normalize_argv"]
+__all__ = [
+    "DEFAULT_DENY_RULES",
+    "DEFAULT_SECRETS",
+    "EXFILTRATION",
+    "DenyCommands",
+    "Verdict",
+    "deny_commands",
+    "normalize_argv",
+]
 
 #: what an unknown value is tried as: nothing, the filesystem root, the home directory
 _PROBES: Final = ("", "/", "~")
 
 
+#: the name ``check`` and ``Verdict.rule`` give the exfiltration check
+EXFILTRATION: Final = "secret exfiltration"
+
+
 class Verdict:
     """Why a command is denied: the rule it breaks (``rule``, ``reason``, the commands),
-    and, when that rests on something the guard could not see, ``opaque``."""
+    and, when that rests on something the guard could not see, ``opaque``; ``message``
+    and ``hint``, when the check has its own words (the exfiltration check)."""
 
-    __slots__ = ("commands", "opaque", "reason", "rule", "shown")
+    __slots__ = ("commands", "hint", "message", "opaque", "reason", "rule", "shown")
 
     def __init__(
         self,
@@ -41,12 +57,16 @@ class Verdict:
         commands: list[Command],
         shown: str,
         opaque: Opaque | None = None,
+        message: str | None = None,
+        hint: str | None = None,
     ) -> None:
         self.rule = rule
         self.reason = reason
         self.commands = commands
         self.shown = shown
         self.opaque = opaque
+        self.message = message
+        self.hint = hint
 
 
 class DenyCommands:
@@ -72,10 +92,21 @@ class DenyCommands:
     cannot see whether a command breaks a rule: its name, its code or its input
     is computed at run time, a value a rule needs is unknown, an unknown program
     may run a command that breaks one, or the line does not parse.
+
+    ``secrets`` (globs, default ``DEFAULT_SECRETS``: the project's env files and
+    private keys as ``protect_paths`` protects them, ``.git/config``, credential
+    files in the home directory, the environment as a whole; ``[]`` turns the
+    check off) are what must not leave the machine: a line that sends a secret's
+    content to another machine (an upload, a pipe or redirection into a network
+    client, a substitution into a request or a DNS name, a file the line made from
+    it, inline code that reads it and talks to the network) is denied, whatever
+    the rules say. What it cannot see (a file to send named at run time) follows
+    ``opaque``.
     """
 
     hook_name = "deny_commands"
     DEFAULT_RULES = DEFAULT_DENY_RULES
+    DEFAULT_SECRETS = DEFAULT_SECRETS
 
     def __init__(
         self,
@@ -84,6 +115,7 @@ class DenyCommands:
         include_defaults: bool = False,
         hint: str | None = None,
         opaque: str = "deny",
+        secrets: Sequence[str] | None = None,
     ) -> None:
         if not isinstance(include_defaults, bool):
             raise TypeError(f"include_defaults must be true or false, got {include_defaults!r}")
@@ -98,9 +130,22 @@ class DenyCommands:
         self.custom_hint = hint
         self.hint = _DEFAULT_HINT if hint is None else hint
         self._by_program: dict[str, frozenset[int]] = {}
+        self.secrets: tuple[str, ...] | None = None  # None: the defaults, compiled on first use
+        self._secret_check: Any = None
+        if secrets is not None:
+            if isinstance(secrets, str | bytes) or not isinstance(secrets, list | tuple):
+                raise TypeError(f"secrets must be a list of globs, got {type(secrets).__name__}")
+            from .exfil import SecretCheck
+
+            self.secrets = tuple(secrets)
+            try:
+                self._secret_check = SecretCheck(self.secrets) if self.secrets else None
+            except (TypeError, ValueError) as exc:  # PathRules names them paths[i]
+                raise type(exc)(str(exc).replace("paths[", "secrets[", 1)) from None
 
     def check(self, command: str) -> tuple[str, str | None, list[Command]] | None:
-        """The first rule ``command`` plainly breaks: ``(rule, reason, commands)``, or ``None``.
+        """The first rule ``command`` plainly breaks: ``(rule, reason, commands)``, or ``None``
+        (the exfiltration check answers as the rule ``EXFILTRATION``).
 
         Only what the command shows counts here; ``verdict`` also answers for
         what it hides.
@@ -145,6 +190,13 @@ class DenyCommands:
                     hidden = Verdict(rule.source, rule.reason, hit_cmds, shown, reason)
             elif hidden is None and probed[i]:
                 hidden = _probe_hit(rule, i, intent, probed[i], inputs, texts)
+        if any(c.sends for c in commands):
+            checked = self._secrets_check()
+            if checked is not None:
+                leak = self._exfiltration(checked, intent, cwd, root)
+                if leak is not None and leak.opaque is None:
+                    return leak
+                hidden = hidden or leak
         if hidden is not None:
             return hidden
         for reason in intent.opaque:
@@ -153,6 +205,42 @@ class DenyCommands:
             if cmd.opaque and not cmd.speculative:
                 return Verdict(None, None, [cmd], _display(cmd, intent), cmd.opaque[0])
         return None
+
+    def _secrets_check(self) -> Any:
+        """The compiled ``secrets`` (the defaults on first use), or ``None`` when off."""
+        if self._secret_check is None and self.secrets is None:
+            from .exfil import SecretCheck
+
+            self.secrets = DEFAULT_SECRETS
+            self._secret_check = SecretCheck(DEFAULT_SECRETS)
+        return self._secret_check
+
+    def _exfiltration(
+        self, checked: Any, intent: Intent, cwd: str | None, root: str | None
+    ) -> Verdict | None:
+        """A secret the line sends to another machine (``opaque`` set when not plainly)."""
+        from .exfil import HINT, shown_path
+
+        where = posixpath.normpath(cwd or os.getcwd())
+        top = root or root_of(where)
+        roots: tuple[str, ...] = (top,)
+        if where != top and not where.startswith(top.rstrip("/") + "/"):
+            roots = (top, git_top(where))  # working outside the project: its own too
+        leak, maybe = checked.find(
+            intent, where, roots, lambda cmd, written: _display(cmd, intent, written)
+        )
+        found = leak or maybe
+        if found is None:
+            return None
+        shown = _display(found.cmd, intent)
+        hint = self.custom_hint or HINT
+        if found.opaque is not None:
+            return Verdict(None, None, [found.cmd], shown, found.opaque, hint=hint)
+        sockets = [r for r in found.cmd.redirects if r.startswith(("/dev/tcp/", "/dev/udp/"))]
+        shown += "".join(f" > {r}" for r in sockets)
+        what = f"{shown_path(found.path, top)}, a secret (matches {found.glob!r})"
+        message = f"Command denied: {shown} sends {what}, to another machine."
+        return Verdict(EXFILTRATION, f"sends {what}", [found.cmd], shown, None, message, hint)
 
     def _rules_for(self, program: str) -> frozenset[int]:
         """The rules (indexes) whose last command could be ``program`` (remembered)."""
@@ -173,11 +261,15 @@ class DenyCommands:
             return None
         cwd = getattr(event, "cwd", None) or None
         dynamic = "$(" in command or "`" in command
-        root = project_root(event, ctx) if cwd and dynamic else None  # for a root hole
+        sends = self.secrets != () and any(c.sends for c in classify(command).commands)
+        # the project root: for a root hole, and to anchor the secrets a line may send
+        root = project_root(event, ctx) if (cwd and dynamic) or sends else None
         found = self.verdict(command, cwd, root)
         if found is None:
             return None
         if found.opaque is None:
+            if found.message is not None:
+                return HookResult.deny(found.message, hint=found.hint or self.hint)
             why = f" ({found.reason})" if found.reason else ""
             return HookResult.deny(
                 f"Command denied by rule {found.rule!r}{why}: {found.shown}", hint=self.hint
@@ -188,7 +280,7 @@ class DenyCommands:
         reason = f"Command {'denied' if self.opaque == 'deny' else 'needs approval'}: " + (
             f"the guard cannot see all of what it would run: {found.opaque}{rule}."
         )
-        hint = found.opaque.hint + (" " + self.custom_hint if self.custom_hint else "")
+        hint = found.opaque.hint + (" " + (found.hint or self.custom_hint or "")).rstrip()
         if self.opaque == "ask":
             return HookResult.ask(f"{reason}\n{hint}")
         return HookResult.deny(reason, hint=hint)

@@ -186,8 +186,8 @@ class Expander:
             self.valued += 1  # a value the command computes goes into the word
         if kind == "lit":
             return [out.text.rstrip("\n")]
-        if kind == "token":
-            return [self.hole("token", text, out.why)]
+        if kind == "token":  # a digest or a count may still carry what it was made from
+            return [self.hole("token", text, out.why, out=out if out.reads else None)]
         if kind == "temp":
             return [out.text + self.hole("token", text, "a new temporary name")]
         if kind == "root":

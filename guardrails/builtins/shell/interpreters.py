@@ -7,8 +7,10 @@
 look for: shell commands it runs (``os.system('rm -rf ~')``,
 ``subprocess.run(['rm', '-rf', '/'])``, ``system("...")``), recursive deletes
 (``shutil.rmtree('/')``), files it writes, code it downloads and runs
-(``exec(urlopen(u).read())``), code it builds or decodes and runs (opaque), and
-its string literals (a protected path named in code that writes is a hit).
+(``exec(urlopen(u).read())``), code it builds or decodes and runs (opaque),
+whether it talks to the network, and its string literals (a protected path named
+in code that writes is a hit; a secret named in code that talks to the network
+may be what it sends).
 ``print(1)`` has none of these. Reading is by patterns, not by a parser: it
 errs toward seeing a call that is not there.
 """
@@ -159,9 +161,10 @@ def code_of(argv: list[str]) -> tuple[str, str, str] | None:
 class Scan:
     """What inline code does. ``unknown`` in ``deletes``/``writes`` is ``None``."""
 
-    __slots__ = ("argvs", "deletes", "fetch", "literals", "opaque", "shells", "writes")
+    __slots__ = ("argvs", "deletes", "fetch", "literals", "net", "opaque", "shells", "writes")
 
     def __init__(self) -> None:
+        self.net = False  # it talks to the network (a URL, a socket, an HTTP client)
         self.shells: list[str] = []  # shell command lines it runs
         self.argvs: list[list[str]] = []  # commands it runs without a shell
         self.deletes: list[str | None] = []  # recursive deletes
@@ -179,6 +182,7 @@ class Scan:
         self.opaque += inner.opaque
         self.literals += inner.literals
         self.fetch = self.fetch or inner.fetch
+        self.net = self.net or inner.net
 
     @property
     def changes(self) -> bool:
@@ -206,6 +210,19 @@ _FETCH_RE: Final = re.compile(
     r"Invoke-RestMethod|\birm\b|DownloadString|WebClient|['\"]https?://",
     re.I,
 )
+
+#: code that talks to the network besides fetching (sockets, mail, file transfer clients)
+_NET_RE: Final = re.compile(
+    r"\bnet\.(?:connect|createConnection|Socket)|require\(\s*['\"](?:net|tls|dgram|https?)['\"]|"
+    r"\btls\.connect|\bdgram\b|TCPSocket|UDPSocket|Socket\.new|smtplib|ftplib|telnetlib|"
+    r"paramiko|stream_socket_client|\bmail\s*\(|Net::(?:SMTP|FTP|SSH)|WebSocket|"
+    r"/inet/|Deno\.connect|Bun\.connect",
+)
+
+
+def _net(code: str) -> bool:
+    return _FETCH_RE.search(code) is not None or _NET_RE.search(code) is not None
+
 
 #: per language: call pattern (up to its argument list) and what the call does
 _CALLS: Final[dict[str, list[tuple[str, str]]]] = {
@@ -445,6 +462,7 @@ def scan(lang: str, code: str) -> Scan:
         return out
     strings = _strings(code, lang)
     out.literals = [v for _, _, v in strings if v]
+    out.net = _net(code)
     inside = [(s, e) for s, e, _ in strings]
     for regex, role, words in _COMPILED.get(lang, []):
         if not any(w in code for w in words):
@@ -564,6 +582,7 @@ def _url(code: str) -> str:
 def _scan_awk(code: str, out: Scan) -> Scan:
     strings = _strings(code, "awk")
     out.literals = [v for _, _, v in strings if v]
+    out.net = _net(code)
     for m in re.finditer(r"\bsystem\s*\(", code):
         args = _args(code, m.end() - 1, strings)
         value = _value(args[0], "awk") if args else None

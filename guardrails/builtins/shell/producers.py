@@ -8,6 +8,12 @@ interpreter) print text computed at run time; ``find``/``ls``/``grep -l``/
 temporary path; ``pwd``, ``dirname``, ``basename``, ``realpath``, ``which``
 something computable; ``date``, ``whoami``, ``id``... one harmless word;
 anything else a local program's output (unknown, but not hidden on purpose).
+
+An output also carries the files whose content is in it (``Output.reads``): a
+file a command prints or transforms (``cat .env``, ``base64 .env``,
+``tar -c .env``), what it read on its input, the environment (``env``,
+``printenv``: ``/proc/self/environ``), string literals of inline interpreter
+code; text with holes carries what its holes' outputs carry (``carried``).
 """
 
 from __future__ import annotations
@@ -17,14 +23,19 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
+from .interpreters import LANGS
 from .options import has_opt, opt_value, program_name, split_opts, word_set
-from .values import Output, has_hole, worst
+from .values import HOLE_RE, Output, Read, has_hole, worst
 
 if TYPE_CHECKING:
     from .records import Command
     from .syntax import SimpleCommand
+    from .values import Holes
 
-__all__ = ["FETCHERS", "Producers"]
+__all__ = ["ENVIRON", "FETCHERS", "Producers", "dumps_env"]
+
+#: what a dump of the environment reads (``env | curl -d @- ...`` sends every variable)
+ENVIRON: Final = "/proc/self/environ"
 
 FETCHERS: Final = word_set(
     """curl wget fetch aria2c http https xh nc ncat netcat socat lwp-request lwp-download
@@ -51,6 +62,40 @@ _PICKING: Final = word_set(
     "-name -iname -path -ipath -wholename -iwholename -regex -iregex -newer -size -user -perm"
 )
 _RG_TYPES: Final = {"py": "*.py", "js": "*.js", "ts": "*.ts", "go": "*.go", "rust": "*.rs"}
+#: programs whose output holds names, counts or nothing of their operands' content
+_NAMES_ONLY: Final = word_set(
+    """ls dir vdir tree find gfind fd fdfind locate stat file test [ [[ realpath readlink
+    basename dirname which type whereis du df touch mkdir rmdir rm chmod chown chgrp ln mv cp
+    install kill sleep true false : wc pwd mktemp date whoami id uname hostname seq yes cd
+    git echo printf"""
+)
+#: programs whose first operand is their program (a filter, a script), not a file
+_SCRIPT_FIRST: Final = word_set("jq yq gojq jaq xq sed gsed awk gawk mawk nawk")
+#: what a code literal or an operand spelled this way names: the folder the command runs in,
+#: not a file it reads (``split('.')``, ``jq .``)
+_HERE: Final = frozenset({".", "..", "./", "../"})
+_NAMED: Final = re.compile(r"[A-Za-z_][\w.-]*=")
+#: inline code that reads the whole environment (``os.environ``, ``process.env``, ``%ENV``)
+_ENV_CODE: Final = re.compile(
+    r"\benviron\b(?!\s*(?:\[|\.get|\.setdefault|\.pop))|\bprocess\.env\b(?!\s*[.\[])|"
+    r"%ENV\b|\bENV\.to_h\b|\bgetenv\(\s*\)|\bSys\.getenv\(\s*\)"
+)
+
+
+def _named_by(word: str, origin: str) -> str:
+    """``""`` when ``word`` is written out in the command as written (``origin``, set only
+    for a command built at run time), else that command."""
+    return f"`{' '.join(origin.split())[:100]}`" if origin and word not in origin else ""
+
+
+def dumps_env(code: str) -> bool:
+    """Does inline code read every environment variable at once?"""
+    return _ENV_CODE.search(code) is not None
+
+
+#: programs that print every variable when given no operand
+_ENV_DUMPS: Final = word_set("env printenv set export declare typeset")
+_CODE_LITERAL: Final = re.compile(r"""['"]([^'"\s]{1,200})['"]""")
 
 
 class Producers:
@@ -60,6 +105,9 @@ class Producers:
     outs: list[Output | tuple[Sequence[str], Output | SimpleCommand | None, str | None]]
     by_raw: dict[int, range]
     files: dict[str, Output]
+    links: dict[str, str]
+    copies: dict[str, tuple[Read, ...]]  # a file the line made from others: their content
+    holes: Holes
 
     def out(self, i: int) -> Output:
         """What command ``i`` prints (worked out the first time something asks)."""
@@ -95,13 +143,72 @@ class Producers:
     def file_key(self, path: str, cwd: str | None) -> str:
         return posixpath.normpath(posixpath.join(cwd or "", path)) if cwd is not None else path
 
-    def file_out(self, path: str, cwd: str | None) -> Output:
-        known = self.files.get(self.file_key(path, cwd))
+    def file_out(self, path: str, cwd: str | None, named: str = "") -> Output:
+        """What reading ``path`` gives (``named``: what names it at run time, ``""``
+        when the line names it literally): what the line wrote there, else the file's
+        content."""
+        key = self.file_key(path, cwd)
+        known = self.files.get(key)
         if known is not None:
             return known.marked()  # read back from a file at run time
         if path in ("-", "/dev/stdin"):
             return Output("stdin")
-        return Output("local", why=f"the content of {path}")
+        reads = ((self.links.get(key, key), named), *self.copies.get(key, ()))
+        return Output("local", why=f"the content of {path}", reads=reads)
+
+    def carried(self, out: Output | None) -> tuple[Read, ...]:
+        """The files whose content ``out`` carries, its holes' included."""
+        if out is None:
+            return ()
+        if out.kind != "lit" or HOLE_RE.search(out.text) is None:
+            return out.reads
+        found = list(out.reads)
+        for hole in self.holes.of(out.text):
+            if hole.out is not None:
+                found.extend(hole.out.reads)
+        return tuple(found)
+
+    def operand_reads(
+        self, args: Sequence[str], cwd: str | None, origin: str, unknown: bool = False
+    ) -> list[Read]:
+        """The files a command's operands name (``--opt=FILE`` too), with what the line
+        put in them; words with an unknown part only when ``unknown`` (they may not be
+        paths at all)."""
+        found: list[Read] = []
+        for a in args:
+            if a.startswith("-"):
+                if not a.startswith("--") or "=" not in a:
+                    continue
+                a = a.partition("=")[2]
+            elif "=" in a and _NAMED.match(a):  # dd if=FILE, name=FILE
+                found.extend(self.operand_reads([a.partition("=")[2]], cwd, origin, unknown))
+            if not a or (not unknown and has_hole(a) and self._unknown_word(a)):
+                continue
+            key = self.file_key(a, cwd)
+            found.append((self.links.get(key, key), _named_by(a, origin)))
+            known = self.files.get(key)
+            if known is not None:
+                found.extend(self.carried(known))
+            found.extend(self.copies.get(key, ()))
+            if (self.copies or self.files) and any(c in a for c in "*?["):
+                found.extend(self._globbed(key))
+        return found
+
+    def _globbed(self, pattern: str) -> list[Read]:
+        """What the files the line made carry, when a glob names them (``part_*``)."""
+        import fnmatch
+
+        found: list[Read] = []
+        for key, reads in self.copies.items():
+            if fnmatch.fnmatchcase(key, pattern):
+                found.extend(reads)
+        for key, out in self.files.items():
+            if fnmatch.fnmatchcase(key, pattern):
+                found.extend(self.carried(out))
+        return found
+
+    def _unknown_word(self, word: str) -> bool:
+        return any(h.unknown for h in self.holes.of(word))
 
     def out_of(
         self, argv: Sequence[str], stdin: Output | None, cwd: str | None, idx: int
@@ -116,15 +223,44 @@ class Producers:
             return Output("fetch", why=f"downloaded by {prog}", fetch=idx)
         if prog in ("echo", "printf"):
             return _printed(prog, args, idx)
+        origin = self.commands[idx].written if idx < len(self.commands) else ""
         if prog in _PASSTHROUGH:
-            return self._passthrough(prog, args, fed, cwd)
+            return self._passthrough(prog, args, fed, cwd, origin)
         if prog in _TRANSFORMERS:
             if fed.kind == "fetch" or (any(has_hole(a) for a in args) and fed.kind == "fetch"):
                 return fed
-            return Output("obf", why=f"text {prog} builds or decodes at run time")
-        return self._computed(prog, args, cwd, fed)
+            reads = self._input_reads(prog, args, fed, cwd, origin)
+            return Output("obf", why=f"text {prog} builds or decodes at run time", reads=reads)
+        out = self._computed(prog, args, cwd, fed)
+        if prog in _ENV_DUMPS and not [a for a in args if not a.startswith("-")]:
+            return out.carrying(((ENVIRON, _named_by(prog, origin)),))
+        if prog in _NAMES_ONLY or out.kind not in ("local", "token"):
+            return out
+        return out.carrying(self._input_reads(prog, args, fed, cwd, origin))
 
-    def _passthrough(self, prog: str, args: list[str], fed: Output, cwd: str | None) -> Output:
+    def _input_reads(
+        self, prog: str, args: list[str], fed: Output, cwd: str | None, origin: str
+    ) -> tuple[Read, ...]:
+        """What a program that may print what it reads carries: its input, its operands'
+        files, the string literals of inline code."""
+        if prog in _SCRIPT_FIRST:
+            _, ops = split_opts(args, "feFv", ("--file", "--expression", "--arg", "--argjson"))
+            args = ops[1:] if ops and not any(a in ("-f", "-e", "--file") for a in args) else ops
+        found = [*self.carried(fed), *self.operand_reads(args, cwd, origin)]
+        if prog in LANGS:
+            if any(dumps_env(a) for a in args):
+                found.append((ENVIRON, f"{prog} code"))
+            found.extend(
+                (self.file_key(m, cwd), f"{prog} code")
+                for a in args
+                for m in _CODE_LITERAL.findall(a)
+                if m not in _HERE
+            )
+        return tuple(dict.fromkeys(found))
+
+    def _passthrough(
+        self, prog: str, args: list[str], fed: Output, cwd: str | None, origin: str
+    ) -> Output:
         opts, ops = split_opts(args, "nceABCmfe" if prog != "sort" else "ktoS")
         if prog in ("grep", "egrep", "fgrep", "rg"):
             listing = _listing(prog, opts, ops, args)
@@ -134,7 +270,7 @@ class Producers:
         files = [o for o in ops if o != "-"]
         if not files:
             return fed
-        return worst([self.file_out(f, cwd) for f in files])
+        return worst([self.file_out(f, cwd, _named_by(f, origin)) for f in files])
 
     def _computed(self, prog: str, args: list[str], cwd: str | None, fed: Output) -> Output:
         if prog == "mktemp":

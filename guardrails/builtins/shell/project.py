@@ -6,7 +6,7 @@ import os
 import posixpath
 from typing import Any, Final
 
-__all__ = ["OPAQUE_CHOICES", "check_opaque", "git_top", "project_root"]
+__all__ = ["OPAQUE_CHOICES", "check_opaque", "git_top", "project_root", "root_of"]
 
 #: what a guard answers when it cannot see whether a call breaks it
 OPAQUE_CHOICES: Final = ("deny", "ask", "allow")
@@ -32,6 +32,15 @@ def project_root(event: Any, ctx: Any) -> str:
     if isinstance(source, str) and source:
         return posixpath.dirname(os.path.abspath(source))
     return git_top(getattr(event, "cwd", None) or os.getcwd())
+
+
+def root_of(cwd: str) -> str:
+    """The project root without an event: ``$CLAUDE_PROJECT_DIR``, else the nearest folder
+    above ``cwd`` holding ``.git``."""
+    env = os.environ.get("CLAUDE_PROJECT_DIR")
+    if env:
+        return posixpath.normpath(os.path.abspath(env))
+    return git_top(cwd)
 
 
 _TOPS: dict[str, str] = {}

@@ -8,7 +8,7 @@ from typing import Any, Final, NamedTuple
 
 from .values import HOLE_RE, Hole, Opaque, hole_index
 
-__all__ = ["KINDS", "Command", "Intent", "show"]
+__all__ = ["KINDS", "Command", "Intent", "Sent", "show"]
 
 #: every kind, most severe first (``Command.kind`` is the first of its kinds in this order)
 KINDS: Final = (
@@ -38,6 +38,26 @@ def show(text: str, holes: tuple[Hole, ...]) -> str:
     return HOLE_RE.sub(one, text)
 
 
+class Sent(NamedTuple):
+    """Content a command sends to another machine (``Command.sends``).
+
+    ``path``: the file whose content is sent (joined to the directory the line moved
+    to; it may hold holes; a folder is sent with what it holds, but ``excludes``);
+    ``how``: ``data`` (the guard sees the content go out: an upload, a pipe, a
+    substitution in a URL), ``git`` (``git add`` staged it and a push sends it: a
+    folder without what git ignores) or ``code`` (the file is named in inline
+    interpreter code that also talks to the network: the guard does not follow data
+    inside code);
+    ``computed``: ``""`` when the line names the path literally, else what names it at
+    run time (the command as written, ``python3 code``).
+    """
+
+    path: str
+    how: str = "data"
+    computed: str = ""
+    excludes: tuple[str, ...] = ()
+
+
 class Command(NamedTuple):
     """One simple command the line would run (a named tuple: one is made per command
     analysed, and a tuple is the cheapest immutable record to make).
@@ -61,7 +81,9 @@ class Command(NamedTuple):
     also stands as ``rm -rf /``); ``speculative`` marks a command an unknown
     program's arguments spell out (it may or may not run); ``mentions`` holds
     the string literals of inline code that changes files; ``written`` is the
-    command of the line it comes from, as written.
+    command of the line it comes from, as written; ``sends`` is what it sends to
+    another machine (``Sent``): the files whose content its input, its words or its
+    uploads carry.
     """
 
     argv: tuple[str, ...]
@@ -78,6 +100,7 @@ class Command(NamedTuple):
     speculative: bool = False
     mentions: tuple[str, ...] = ()
     written: str = ""
+    sends: tuple[Sent, ...] = ()
 
     @property
     def program(self) -> str:
@@ -102,6 +125,8 @@ class Command(NamedTuple):
             out["via"] = self.via
         if self.speculative:
             out["speculative"] = True
+        if self.sends:
+            out["sends"] = [show(s.path, holes) for s in self.sends]
         return out
 
 

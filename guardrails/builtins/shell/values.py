@@ -17,6 +17,8 @@ normalised and split as usual, and a guard asks each hole what it may be:
 
 ``Output`` is what a command prints: known text, a download, text decoded or
 computed at run time, the output of a local program, or one of the kinds above.
+It also says which files' content it carries (``reads``), so a guard can tell
+when a secret's content reaches a network client (``leaks``).
 """
 
 from __future__ import annotations
@@ -24,11 +26,17 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["HOLE_RE", "Hole", "Opaque", "Output", "has_hole", "hole_index", "worst"]
+__all__ = ["HOLE_RE", "Hole", "Opaque", "Output", "Read", "has_hole", "hole_index", "worst"]
 
 _BASE: Final = 0xE000
 _LIMIT: Final = 0x1800  # private-use characters available (U+E000..U+F7FF)
 HOLE_RE: Final = re.compile("[\ue000-\uf7ff]")
+
+
+#: a file whose content an output carries: (its path, joined to the directory the line
+#: moved to; ``""`` when the line names it literally, else what names it at run time:
+#: the command as written, ``python3 code``...)
+Read = tuple[str, str]
 
 
 def hole_index(ch: str) -> int:
@@ -47,9 +55,21 @@ class Output:
     local program's output or a file's content), ``any``, ``token``, ``temp``
     (a new temporary path: ``text`` is its directory), ``paths`` (``text`` is the
     directory), ``root``. ``why`` says, for messages, where it comes from.
+    ``reads``: the files whose content it carries (``cat .env``, ``base64 .env``,
+    ``tar -c .env``; text with holes carries what its holes' outputs carry).
     """
 
-    __slots__ = ("computed", "fetch", "hidden", "kind", "names", "self_too", "text", "why")
+    __slots__ = (
+        "computed",
+        "fetch",
+        "hidden",
+        "kind",
+        "names",
+        "reads",
+        "self_too",
+        "text",
+        "why",
+    )
 
     def __init__(
         self,
@@ -61,6 +81,7 @@ class Output:
         hidden: str = "all",
         self_too: bool = False,
         computed: bool = False,
+        reads: tuple[Read, ...] = (),
     ) -> None:
         self.kind = kind
         self.text = text
@@ -70,11 +91,37 @@ class Output:
         self.hidden = hidden
         self.self_too = self_too
         self.computed = computed  # text built at run time (formatted, decoded, substituted)
+        self.reads = reads
 
     def marked(self) -> Output:
         """The same output, as text that reached its place through an expansion."""
         return Output(
-            self.kind, self.text, self.why, self.fetch, self.names, self.hidden, self.self_too, True
+            self.kind,
+            self.text,
+            self.why,
+            self.fetch,
+            self.names,
+            self.hidden,
+            self.self_too,
+            True,
+            self.reads,
+        )
+
+    def carrying(self, reads: tuple[Read, ...]) -> Output:
+        """The same output, also carrying the content of ``reads``."""
+        if not reads:
+            return self
+        merged = tuple(dict.fromkeys((*self.reads, *reads)))
+        return Output(
+            self.kind,
+            self.text,
+            self.why,
+            self.fetch,
+            self.names,
+            self.hidden,
+            self.self_too,
+            self.computed,
+            merged,
         )
 
     def __repr__(self) -> str:
@@ -100,13 +147,15 @@ def worst(outs: list[Output]) -> Output:
     if not outs:
         return Output("local", why="nothing known")
     top = max(outs, key=lambda o: _RANK.get(o.kind, 4))
+    reads = tuple(r for o in outs for r in o.reads) if len(outs) > 1 else ()
     if top.kind != "lit":
-        return top
+        return top.carrying(reads)
     texts: list[str] = []
     for o in outs:
         if not texts or texts[-1] != o.text:  # a filter passing its input on repeats it
             texts.append(o.text)
-    return Output("lit", "\n".join(texts), computed=any(o.computed for o in outs))
+    joined = "\n".join(texts)
+    return Output("lit", joined, computed=any(o.computed for o in outs), reads=reads or top.reads)
 
 
 class Hole:

@@ -180,10 +180,14 @@ def _peel_script(args: list[str]) -> list[str] | str:
 
 
 def _peel_parallel(args: list[str]) -> list[str] | str:
-    """``parallel CMD ::: ARGS``: the command with its inputs appended (one run each)."""
+    """``parallel CMD ::: ARGS``: the command with its inputs appended (one run each), or
+    put where it says ``{}`` (each run then read as a line of its own)."""
     cut = next((k for k, a in enumerate(args) if a in (":::", "::::", ":::+")), len(args))
     cmd = _peeler("jSXEIdN", ("--jobs", "--sshlogin", "--delimiter", "--colsep"))(args[:cut])
-    return [*cmd, *args[cut + 1 :]] if cmd else []
+    inputs = args[cut + 1 :]
+    if cmd and inputs and args[cut] != "::::" and any("{}" in w for w in cmd):
+        return "\n".join(shlex.join([w.replace("{}", i) for w in cmd]) for i in inputs[:8])
+    return [*cmd, *inputs] if cmd else []
 
 
 def _peel_taskset(args: list[str]) -> list[str]:
@@ -371,12 +375,13 @@ class Peel:
     file: ``bash f``, ``source f``) or ``stdin`` (a shell reading its input);
     ``args``: the positional parameters ``$0``, ``$1``... of that code;
     ``cwd``: a directory a wrapper runs the command in (``env -C``, ``sudo -D``);
-    ``xargs``: for ``xargs``, its replace string (``""``: items are appended);
+    ``xargs``: for ``xargs``, its replace string (``""``: items are appended), and
+    ``items``: the file it reads them from (``-a FILE``; ``None``: its input);
     ``chain``: the wrappers peeled, outermost first; ``env``: the ``NAME=VALUE``
     words an ``env``/``sudo`` gave the command.
     """
 
-    __slots__ = ("args", "argv", "chain", "code", "cwd", "env", "script", "xargs")
+    __slots__ = ("args", "argv", "chain", "code", "cwd", "env", "items", "script", "xargs")
 
     def __init__(self, argv: list[str]) -> None:
         self.argv = argv
@@ -385,6 +390,7 @@ class Peel:
         self.args: list[str] | None = None
         self.cwd: str | None = None
         self.xargs: str | None = None
+        self.items: str | None = None  # the file ``xargs -a`` reads its items from
         self.chain: list[str] = []
         self.env: list[str] = []
 
@@ -399,6 +405,7 @@ def _xargs(args: list[str], peel: Peel) -> list[str]:
     if repl is None and has_opt(opts, "-i --replace"):
         repl = "{}"
     peel.xargs = repl or ""
+    peel.items = opt_value(opts, "-a --arg-file")
     return ops or ["echo"]
 
 

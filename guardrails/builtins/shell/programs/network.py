@@ -16,7 +16,7 @@ from ..syntax import SINKS
 from .effect import Effect, Handler
 from .files import CP
 
-__all__ = ["HANDLERS"]
+__all__ = ["HANDLERS", "is_remote"]
 
 # -- transfers and HTTP clients --
 
@@ -24,7 +24,8 @@ _READ: Final = word_set("GET HEAD OPTIONS TRACE")
 _REMOTE_RE: Final = re.compile(r"(?:[^/:@\s]+@)?[A-Za-z0-9_.\-\[\]]+:(?!//)|[a-z][a-z0-9+.-]*://")
 
 
-def _is_remote(path: str) -> bool:
+def is_remote(path: str) -> bool:
+    """Is a copy operand on another machine (``host:path``, ``user@host:``, ``scheme://``)?"""
     return bool(_REMOTE_RE.match(path)) and not path.startswith(("/", "./", "../", "~"))
 
 
@@ -34,11 +35,11 @@ def _remote_copy(args: list[str], short_arg: str, long_arg: Iterable[str]) -> Ef
     if has_opt(opts, "-n --dry-run --list-only") or len(ops) < 2:
         return Effect("read_only")
     dest = ops[-1]
-    kinds = {"network_mutation"} if _is_remote(dest) else {"file_write"}
+    kinds = {"network_mutation"} if is_remote(dest) else {"file_write"}
     if any(n.startswith("--delete") or n == "--remove-source-files" for n, _ in opts):
         kinds.add("delete")
     res = Effect(*kinds)
-    if not _is_remote(dest):
+    if not is_remote(dest):
         local = CP(ops)
         res.targets, res.sources = local.targets, local.sources
         if any(src.endswith("/") for src in ops[:-1]):  # rsync a/ b: a's content into b

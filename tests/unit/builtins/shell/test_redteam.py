@@ -6,9 +6,10 @@ The corpora live in ``tests/redteam/`` (``cases.py`` says what each class owes);
 ``Bash``) in a sandbox project; nothing is executed except the protected-path
 cases, in throwaway sandboxes, to prove their write really happens.
 
-Today's guards fail many cases: they are listed in ``XFAIL`` (technique -> the
-variant numbers, or ``ALL``) and marked ``xfail(strict=True)``, so a fix turns
-them into XPASS failures until its entries are removed here.
+A case the guards fail is listed in ``XFAIL`` (technique -> the variant numbers,
+or ``ALL``) and marked ``xfail(strict=True)``, so a fix turns it into an XPASS
+failure until its entry is removed here. Every category holds today: the tables
+are empty.
 ``.venv/bin/python benchmarks/redteam.py --xfail-list`` prints the current table.
 """
 
@@ -30,28 +31,13 @@ from tests.redteam.sandbox import make_sandbox, refusal, run_case
 
 ALL_VARIANTS = "ALL"
 
-#: the cases today's guards fail (issue #10): technique -> variant numbers ("1-3 7") or ALL
-XFAIL: dict[str, str] = {
-    "pw-git": "6-10",
-    "ex-curl-upload": ALL_VARIANTS,
-    "ex-stdin-to-net": ALL_VARIANTS,
-    "ex-substitution": ALL_VARIANTS,
-    "ex-dns-icmp": "1-5 7-11",
-    "ex-copy-tools": "1-8 10-16",
-    "ex-cloud-cli": "1 3-9 11-12",
-    "ex-staged": ALL_VARIANTS,
-    "ex-wrapped": ALL_VARIANTS,
-    "ex-dynamic": "1-6 9-10",
-    "ex-interpreter": "1-6 8",
-}
+#: the cases the guards fail (issue #10): technique -> variant numbers ("1-3 7") or ALL
+XFAIL: dict[str, str] = {}
 
 #: the guards take ``opaque: deny|ask|allow`` (issue #10); until then every ask-mode test xfails
 OPAQUE_OPTION = True
 #: once OPAQUE_OPTION is true: opaque cases still allowed under ``opaque: ask`` (same form as XFAIL)
-XFAIL_ASK: dict[str, str] = {
-    "ex-dynamic": "1-6 9-10",
-    "ex-interpreter": "1-6 8",
-}
+XFAIL_ASK: dict[str, str] = {}
 
 #: commands with nothing visible to judge (the environment supplies what runs): exactly
 #: ``ask`` under ``opaque: ask`` and ``allow`` under ``opaque: allow``
