@@ -206,9 +206,12 @@ class EventRows:
         agent: str,
         tenant: str | None,
         owner_pid: int | None = None,
+        session_row: bool | None = None,
     ) -> list[Op]:
         """The rows of one event, its hook runs and its decision, in the order they are
-        written (in one transaction)."""
+        written (in one transaction). ``session_row``: whether to write the session's row
+        (``None``: when it is due); the rows of an event made again after its decision
+        changed keep the first making's choice."""
         ev = decision.event
         name = ev.event_name
         at = iso_time(now)
@@ -216,7 +219,9 @@ class EventRows:
         reason = self._text(decision.reason)
         ops: list[Op] = []
         seen = self._sessions_seen.get(sid)
-        if seen is None or now - seen >= _SESSION_REFRESH or name in _SESSION_EVENTS:
+        if session_row is None:
+            session_row = seen is None or now - seen >= _SESSION_REFRESH or name in _SESSION_EVENTS
+        if session_row:
             ops.append(("session", [sid, agent, tenant, ev.cwd, at, at]))
             if len(self._sessions_seen) >= _CACHE_LIMIT:
                 self._sessions_seen.clear()
@@ -237,6 +242,8 @@ class EventRows:
                 if len(self._pending_args) >= _CACHE_LIMIT:
                     self._pending_args.clear()
                 self._pending_args[(sid, call_id)] = (final, digest)
+            elif self._pending_args:  # made again after a halt denied it: no post will come
+                self._pending_args.pop((sid, call_id), None)
             ops.append(
                 (
                     "pre",

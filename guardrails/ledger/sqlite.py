@@ -50,7 +50,9 @@ if TYPE_CHECKING:
     from ..definition.model import AgentDefinition
     from ..results import Decision
     from .records import Op
+    from .session_state import SessionState, Settled, StateChange
     from .spool import RecoverReport
+    from .sqlite_state import Settle
     from .store import ClaimResult, KeyClaim, Store, StoreReader
 
 __all__ = ["DEFAULT_MAX_ARGUMENTS", "DEFAULT_MAX_OUTPUT", "Ledger"]
@@ -299,7 +301,9 @@ class Ledger:
 
     # --- writing ---------------------------------------------------------------------
 
-    def _write(self, ops: list[Op]) -> None:
+    def _write(self, ops: list[Op], settle: Settle | None = None) -> bool:
+        """Commit ``ops`` (and settle the session's state, see :mod:`.sqlite_state`), or
+        spool them; whether they were committed into the file at ``self.path``."""
         with self._lock:
             conn = self._conn
             if conn is None and time.monotonic() >= self._reopen_at:
@@ -309,27 +313,30 @@ class Ledger:
                 from .spool import append
 
                 append(self.path, ops)
-                return
+                return False
             try:
-                _commit(conn, ops)
+                ops = _commit(conn, ops, settle)
             except Exception as exc:  # sqlite errors, and values SQLite refuses to bind
+                if settle is not None:
+                    ops = settle.ops  # the rows of the decision as it stands now
                 moved = self._watch.moved()
                 if moved is not None:  # it failed because the file went away
                     self._watch.pending.append(ops)
                     self._follow(moved, committed=False)
-                    return
+                    return False
                 self._degrade(exc)
                 from .spool import append
 
                 append(self.path, ops)
-                return
+                return False
             moved = self._watch.committed(ops)
             if moved is not None:  # committed into a file no longer at self.path
                 self._follow(moved, committed=True)
-                return
+                return False
             if self.degraded is not None:  # writable again; the spool waits for recover()
                 logger().info("hookrails ledger %s is writable again", self.path)
                 self.degraded = self._kind = None
+            return True
 
     # --- the file deleted or replaced under this writer -------------------------------
 
@@ -403,11 +410,42 @@ class Ledger:
         agent: str,
         tenant: str | None,
         owner_pid: int | None = None,
-    ) -> None:
+        change: StateChange | None = None,
+    ) -> Settled | None:
         """Record one event, its hook runs and its decision, in one transaction.
         ``agent``: the definition's name; ``owner_pid``: the process that runs the
-        call, so ``recover`` can tell a call that will never finish."""
-        self._write(self._rows.ops(decision, now, agent=agent, tenant=tenant, owner_pid=owner_pid))
+        call, so ``recover`` can tell a call that will never finish. ``change``: what
+        the event does to its session's state, settled in the same transaction (it may
+        deny a halted session's call or cut context first: ``decision`` is changed in
+        place); the outcome, or ``None`` when nothing was settled (the file could not be
+        written: the state then stays this process's)."""
+        ops = self._rows.ops(decision, now, agent=agent, tenant=tenant, owner_pid=owner_pid)
+        if change is None or not change.active:
+            self._write(ops)
+            return None
+        from .sqlite_state import Settle
+
+        if change.halt is not None:  # kept like a reason: redacted
+            change.halt = self._rows.redactor.redact_text(change.halt)
+        settle = Settle(self._rows, decision, change, now, agent, tenant, owner_pid, ops)
+        return settle.settled if self._write(ops, settle) else None
+
+    def session_state(self, session_id: str, agent: str) -> SessionState | None:
+        """What ``session_id`` of ``agent`` (the definition's name) remembers across
+        processes, as committed; ``None`` when it has nothing yet. Raises
+        :class:`LedgerError` when the file cannot be read."""
+        from . import sqlite_state
+
+        with self._lock:
+            conn = self._conn
+            if conn is None:
+                raise LedgerError(
+                    f"the ledger cannot be read ({self.degraded})", path=self.path, kind="degraded"
+                )
+            try:
+                return sqlite_state.read(conn, session_id, agent)
+            except sqlite3.Error as exc:
+                raise LedgerError(str(exc), path=self.path, kind=error_kind(exc)) from exc
 
     def write_transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """A ``BEGIN IMMEDIATE`` transaction on the writer connection, for state kept in
@@ -586,23 +624,31 @@ class Ledger:
         )
 
 
-def _commit(conn: sqlite3.Connection, ops: list[Op]) -> None:
-    """One event's statements in one ``BEGIN IMMEDIATE`` transaction. Strings SQLite
-    refuses (lone surrogates: ``UnicodeEncodeError``) are escaped and tried again, so
-    the hot path pays nothing for them (:func:`.records.escape_ops`)."""
+def _commit(conn: sqlite3.Connection, ops: list[Op], settle: Settle | None = None) -> list[Op]:
+    """One event's statements in one ``BEGIN IMMEDIATE`` transaction, its session state
+    settled first (``settle``, which may make the rows again); the rows written. Strings
+    SQLite refuses (lone surrogates: ``UnicodeEncodeError``) are escaped and tried again,
+    so the hot path pays nothing for them (:func:`.records.escape_ops`)."""
     try:
-        _transaction(conn, ops)
+        return _transaction(conn, ops, settle, False)
     except UnicodeEncodeError:
-        from .records import escape_ops
-
-        _transaction(conn, escape_ops(ops))
+        return _transaction(conn, ops, settle, True)
 
 
-def _transaction(conn: sqlite3.Connection, ops: list[Op]) -> None:
+def _transaction(
+    conn: sqlite3.Connection, ops: list[Op], settle: Settle | None, escape: bool
+) -> list[Op]:
     conn.execute("BEGIN IMMEDIATE")
     try:
+        if settle is not None:
+            ops = settle(conn, ops)
+        if escape:
+            from .records import escape_ops
+
+            ops = escape_ops(ops)
         _execute(conn, ops)
         conn.execute("COMMIT")
+        return ops
     except BaseException:
         if conn.in_transaction:
             try:  # noqa: SIM105  # contextlib.suppress: contextlib costs a hook 0.5 ms
