@@ -497,7 +497,8 @@ def test_cut_context_keeps_what_fits_and_the_runs_follow(
     d = _injected(("a", "aaaa"), ("b", "bbb"))
     d.cut_context(room)
     assert [(c.hook, len(c.text)) for c in d.injections] == kept
-    assert [c.truncated for c in d.injections] == [n < full for (_, n), full in zip(kept, (4, 3))]
+    full = {"a": 4, "b": 3}
+    assert [c.truncated for c in d.injections] == [n < full[h] for h, n in kept]
     counts = dict(kept)
     assert [(r.hook, r.injected_chars) for r in d.runs] == [
         ("quiet", 0), ("a", counts.get("a", 0)), ("b", counts.get("b", 0))
