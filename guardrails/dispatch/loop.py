@@ -41,6 +41,8 @@ _perf = time.perf_counter
 _get_ident = _thread.get_ident
 #: events that start a turn: a fresh injection budget, and a halt is over
 _NEW_TURN = frozenset({"UserPromptSubmit", "SessionStart"})
+#: ``guardrails.ledger.session_state.StateChange``, once a ledger needs it (see below)
+_StateChange: type[StateChange] | None = None
 #: the turns (one fresh token per turn) this context holds: a hook emitting into its own
 #: session re-enters instead of waiting on itself (hook threads inherit it); a token
 #: outlives its turn harmlessly, since only the current turn's token re-enters
@@ -370,9 +372,7 @@ def _state_change(
     end_turn = name == "AgentStop" and not decision.blocked
     if not (gate or inject or halt or end_turn or session._turn_pending):
         return None
-    from ..ledger.session_state import StateChange
-
-    return StateChange(
+    return (_StateChange or _state_change_type())(
         new_turn=session._turn_pending,
         gate=gate,
         halt=halt,
@@ -380,6 +380,16 @@ def _state_change(
         budget=guard.definition.injection_budget,
         end_turn=end_turn,
     )
+
+
+def _state_change_type() -> type[StateChange]:
+    """``StateChange``, imported on first need: a hook process without a ledger never
+    loads it, and a function-level import on every event costs a microsecond or two."""
+    global _StateChange
+    from ..ledger.session_state import StateChange
+
+    _StateChange = StateChange
+    return StateChange
 
 
 def _ensure_tool_use_id(event: Event) -> None:

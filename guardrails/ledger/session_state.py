@@ -122,8 +122,8 @@ def settle(state: SessionState | None, change: StateChange) -> Settled:
     over), then the gate (a halted session's PreToolUse is refused, and injects
     nothing), the injection (cut to what is left of the budget), the halt, and an
     AgentStop's fresh budget last."""
-    old = state if state is not None else SessionState()
-    turn, halted, injected = old.turn, old.halted, old.injected
+    before = (0, None, 0) if state is None else (state.turn, state.halted, state.injected)
+    turn, halted, injected = before
     if change.new_turn:
         turn, halted, injected = turn + 1, None, 0
     refused = halted if change.gate else None
@@ -135,5 +135,5 @@ def settle(state: SessionState | None, change: StateChange) -> Settled:
         halted = change.halt
     if change.end_turn:
         injected = 0
-    changed = (turn, halted, injected) != (old.turn, old.halted, old.injected)
+    changed = (turn, halted, injected) != before
     return Settled(SessionState(turn, halted, injected), changed, refused, granted)

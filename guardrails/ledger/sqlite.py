@@ -38,6 +38,7 @@ from .common import (
 )
 from .reader import LedgerReader
 from .records import EVENT_ID, EventRows
+from .sqlite_state import Settle, read_state
 from .sqlite_watch import Watch, already_there
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
@@ -52,7 +53,6 @@ if TYPE_CHECKING:
     from .records import Op
     from .session_state import SessionState, Settled, StateChange
     from .spool import RecoverReport
-    from .sqlite_state import Settle
     from .store import ClaimResult, KeyClaim, Store, StoreReader
 
 __all__ = ["DEFAULT_MAX_ARGUMENTS", "DEFAULT_MAX_OUTPUT", "Ledger"]
@@ -423,8 +423,6 @@ class Ledger:
         if change is None or not change.active:
             self._write(ops)
             return None
-        from .sqlite_state import Settle
-
         if change.halt is not None:  # kept like a reason: redacted
             change.halt = self._rows.redactor.redact_text(change.halt)
         settle = Settle(self._rows, decision, change, now, agent, tenant, owner_pid, ops)
@@ -434,8 +432,6 @@ class Ledger:
         """What ``session_id`` of ``agent`` (the definition's name) remembers across
         processes, as committed; ``None`` when it has nothing yet. Raises
         :class:`LedgerError` when the file cannot be read."""
-        from . import sqlite_state
-
         with self._lock:
             conn = self._conn
             if conn is None:
@@ -443,7 +439,7 @@ class Ledger:
                     f"the ledger cannot be read ({self.degraded})", path=self.path, kind="degraded"
                 )
             try:
-                return sqlite_state.read(conn, session_id, agent)
+                return read_state(conn, session_id, agent)
             except sqlite3.Error as exc:
                 raise LedgerError(str(exc), path=self.path, kind=error_kind(exc)) from exc
 

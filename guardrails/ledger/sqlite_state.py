@@ -1,6 +1,6 @@
 """The SQLite store's session state (``session_state``; see :mod:`.session_state`).
 
-:func:`read` answers :meth:`Ledger.session_state <guardrails.Ledger.session_state>`;
+:func:`read_state` answers :meth:`Ledger.session_state <guardrails.Ledger.session_state>`;
 :class:`Settle` runs inside the ``BEGIN IMMEDIATE`` transaction that records an event:
 the write lock is held from its read to its write, so processes sharing the file settle
 one event at a time (the injection budget is claimed atomically, and a PreToolUse
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .records import EventRows, Op
     from .session_state import Settled, StateChange
 
-__all__ = ["Settle", "read"]
+__all__ = ["Settle", "read_state"]
 
 _READ = (
     "SELECT turn, halted, injected_chars FROM session_state WHERE session_id = ? AND agent_name = ?"
@@ -37,7 +37,7 @@ _WRITE = (
 )
 
 
-def read(conn: sqlite3.Connection, session_id: str, agent: str) -> SessionState | None:
+def read_state(conn: sqlite3.Connection, session_id: str, agent: str) -> SessionState | None:
     """The state of ``session_id`` for ``agent`` (None: it has none yet)."""
     row = _run(conn, _READ, (session_id, agent)).fetchone()
     return None if row is None else SessionState(row[0], row[1], row[2])
@@ -88,7 +88,7 @@ class Settle:
         d = self.decision
         sid = d.event.session_id
         change = self.change
-        settled = settle(read(conn, sid, self.agent), change)
+        settled = settle(read_state(conn, sid, self.agent), change)
         if settled.refused is not None or settled.granted < change.inject:
             if settled.refused is not None:
                 d.refuse_halted(settled.refused)
