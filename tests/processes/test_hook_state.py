@@ -216,3 +216,29 @@ def test_without_a_ledger_each_process_has_its_own_budget(project: Path) -> None
     assert sizes == [10_000] * 4
     assert _verdict(_hook(project, _pre("halt", "t1"), ledger=False)) == ("deny", "stop now")
     assert _verdict(_hook(project, _pre("ls", "t2"), ledger=False)) == (None, None)
+
+
+# --- built-ins that count across processes from the ledger --------------------------------------
+
+BUILTINS = """\
+name: counting
+hooks:
+  PreToolUse:
+    - matcher: Bash
+      hooks: [{use: tool_budget, with: {limits: {Bash: 2}, warn_at: null}}]
+  Stop:
+    - hooks: [{use: completion_promise, with: {promise: DONE, max_iterations: 3}}]
+"""
+
+
+def test_builtins_count_across_processes_from_the_ledger(project: Path) -> None:
+    """``tool_budget`` counts the session's recorded calls; ``completion_promise`` its
+    recorded blocks: each event a new process, as under Claude Code."""
+    (project / "agent.yaml").write_text(BUILTINS)
+    verdicts = [_verdict(_hook(project, _pre("ls", f"t{i}")))[0] for i in range(3)]
+    assert verdicts == [None, None, "deny"]
+    stop = {"hook_event_name": "Stop", "last_assistant_message": "still working"}
+    answers = [_hook(project, {**stop, "stop_hook_active": i > 0}) for i in range(3)]
+    assert [a.get("decision") for a in answers] == ["block", "block", None]
+    assert "Iteration 3 of 3" in answers[1]["reason"]
+    assert "after 3 iterations without the completion promise" in answers[2]["systemMessage"]
