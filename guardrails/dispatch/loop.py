@@ -113,7 +113,7 @@ def _decide_sync(
         if name in STOP_EVENTS:
             seed_stop_blocks(guard, event, session)
         elif name == "PreToolUse" and (not session._synced or session.halted is not None):
-            seed_session(guard, session)
+            seed_session(guard, session, event)
     m = _begin(guard, event, session)
     if isinstance(m, Decision):  # halted
         return recorded(guard, m, session, owner), False
@@ -142,7 +142,7 @@ async def _decide(
         if name in STOP_EVENTS and (event.agent_id or "") not in session.stop_blocks:
             await in_thread(seed_stop_blocks, guard, event, session)  # a query: off the loop
         elif name == "PreToolUse" and (not session._synced or session.halted is not None):
-            await in_thread(seed_session, guard, session)
+            await in_thread(seed_session, guard, session, event)
     m = _begin(guard, event, session)
     if isinstance(m, Decision):  # halted
         if guard.ledger is None:
@@ -341,11 +341,12 @@ def seed_stop_blocks(guard: Guard, event: Event, session: Session) -> None:
     session.stop_blocks[key] = n
 
 
-def seed_session(guard: Guard, session: Session) -> None:
+def seed_session(guard: Guard, session: Session, event: Event) -> None:
     """Before a PreToolUse's hooks: a session new to this process (a command hook is one
     process per event) learns from the ledger whether another process halted it and how
-    much of the turn's injection budget is used; a process that holds it halted asks
-    again (another may have started a new turn). Unreadable: this process's view stands."""
+    much of the turn's injection budget is used, as of ``event``'s turn (a prompt id the
+    ledger has not met starts one); a process that holds it halted asks again (another
+    may have started a new turn). Unreadable: this process's view stands."""
     ledger = guard.ledger
     if ledger is None:
         return
@@ -353,7 +354,9 @@ def seed_session(guard: Guard, session: Session) -> None:
         state = ledger.session_state(session.session_id, guard.definition.name)
     except Exception:  # an unreadable ledger: the state stays this process's
         return
-    session._seed(state)
+    from ..ledger.session_state import current
+
+    session._seed(current(state, event.prompt_id))
 
 
 def _state_change(
@@ -374,6 +377,7 @@ def _state_change(
         return None
     return (_StateChange or _state_change_type())(
         new_turn=session._turn_pending,
+        prompt_id=decision.event.prompt_id,
         gate=gate,
         halt=halt,
         inject=inject,

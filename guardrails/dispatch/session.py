@@ -139,12 +139,13 @@ class Session(AsyncEventMethods):
         if change.new_turn:
             self._turn_pending = False
 
-    def _seed(self, state: SessionState | None) -> None:
-        """What the ledger holds (``state``), read before a PreToolUse's hooks run: another
-        process may have halted the session, used budget, or started a new turn."""
+    def _seed(self, state: SessionState) -> None:
+        """What the ledger holds for this event's turn (``state``), read before a
+        PreToolUse's hooks run: another process may have halted the session, used budget,
+        or started a new turn."""
         if self._turn_pending:  # a turn the ledger has not seen yet: its old state is over
             return
-        halted, injected = (None, 0) if state is None else (state.halted, state.injected)
+        halted, injected = state.halted, state.injected
         if self._synced or (self.halted is None and not self.turn_chars):
             self.halted, self.turn_chars, self._synced = halted, injected, True
         else:  # this process changed it while the ledger could not be written: lose nothing

@@ -6,7 +6,8 @@ between them. With a ledger, a store keeps it per (session, agent) and changes i
 in the transaction that records the event (docs/design.md §7):
 
 * the dispatcher describes what an event does to it (:class:`StateChange`: a new
-  turn, a halt, characters of context to inject, a PreToolUse that would run);
+  turn, a halt, characters of context to inject, a PreToolUse that would run, the
+  event's prompt id);
 * the store reads the session's :class:`SessionState` inside its write transaction,
   applies :func:`settle` (the same rules for every store), writes the result and
   returns the :class:`Settled` outcome before the transaction ends. Holding the
@@ -15,6 +16,14 @@ in the transaction that records the event (docs/design.md §7):
   two processes injecting at once never both take the last of the budget, and a
   PreToolUse recorded after a halt is denied.
 
+**Turns.** A turn starts with a prompt (``UserPromptSubmit``, ``SessionStart``). Claude
+Code also names the prompt on every event (``prompt_id``), and ``hookrails claude
+install`` binds only the events a definition has hooks for, so a command hook may never
+see the prompt itself: an event whose prompt id the session has not met starts its
+turn too. One met before (an event of an earlier turn, arriving late) is judged by the
+current turn and starts nothing, and neither does a prompt event for the current
+prompt (sent again).
+
 Plain values only, and no ``dataclasses``: the hook process imports this module.
 """
 
@@ -22,14 +31,17 @@ from __future__ import annotations
 
 from .._dataclass_free import record
 
-__all__ = ["SessionState", "Settled", "StateChange", "settle"]
+__all__ = ["EARLIER_PROMPTS", "SessionState", "Settled", "StateChange", "current", "settle"]
+
+#: prompt ids of earlier turns a session remembers (to know a late event for what it is)
+EARLIER_PROMPTS = 16
 
 
 @record(slots=True)
 class SessionState:
     """A session's state as a store holds it (for one agent definition)."""
 
-    __slots__ = ("turn", "halted", "injected")  # noqa: RUF023  # field order
+    __slots__ = ("turn", "halted", "injected", "prompt", "earlier")  # noqa: RUF023  # field order
 
     #: turns started so far (a prompt or a session start begins one)
     turn: int
@@ -37,21 +49,43 @@ class SessionState:
     halted: str | None
     #: characters of context injected for the model in this turn
     injected: int
+    #: the prompt id of this turn (``None``: the host named none)
+    prompt: str | None
+    #: the prompt ids of earlier turns, newest first (at most :data:`EARLIER_PROMPTS`)
+    earlier: tuple[str, ...]
 
-    def __init__(self, turn: int = 0, halted: str | None = None, injected: int = 0) -> None:
+    def __init__(
+        self,
+        turn: int = 0,
+        halted: str | None = None,
+        injected: int = 0,
+        prompt: str | None = None,
+        earlier: tuple[str, ...] = (),
+    ) -> None:
         self.turn = turn
         self.halted = halted
         self.injected = injected
+        self.prompt = prompt
+        self.earlier = earlier
+
+    def next_turn(self, prompt: str | None) -> SessionState:
+        """The state at the start of the next turn (``prompt``: its prompt id)."""
+        earlier = self.earlier
+        if self.prompt is not None and self.prompt != prompt:
+            earlier = (self.prompt, *(p for p in earlier if p != prompt))[:EARLIER_PROMPTS]
+        return SessionState(self.turn + 1, None, 0, prompt, earlier)
 
 
 @record(slots=True, kw_only=True)
 class StateChange:
     """What one event does to its session's state (built by the dispatcher)."""
 
-    __slots__ = ("new_turn", "gate", "halt", "inject", "budget", "end_turn")  # noqa: RUF023
+    __slots__ = ("new_turn", "prompt_id", "gate", "halt", "inject", "budget", "end_turn")  # noqa: RUF023
 
     #: the event starts a turn (UserPromptSubmit, SessionStart): a fresh budget, no halt
     new_turn: bool
+    #: the prompt the event belongs to, as the host names it (``None``: unnamed)
+    prompt_id: str | None
     #: a PreToolUse that would run (allow or ask): denied when the session is halted
     gate: bool
     #: a hook halted the agent on this event: why
@@ -67,6 +101,7 @@ class StateChange:
         self,
         *,
         new_turn: bool = False,
+        prompt_id: str | None = None,
         gate: bool = False,
         halt: str | None = None,
         inject: int = 0,
@@ -74,6 +109,7 @@ class StateChange:
         end_turn: bool = False,
     ) -> None:
         self.new_turn = new_turn
+        self.prompt_id = prompt_id
         self.gate = gate
         self.halt = halt
         self.inject = inject
@@ -82,7 +118,8 @@ class StateChange:
 
     @property
     def active(self) -> bool:
-        """Whether the store has anything to read or write for this event."""
+        """Whether the store has anything to read or write for this event (its prompt id
+        alone is not: the next event that is applies it)."""
         return (
             self.new_turn
             or self.gate
@@ -116,16 +153,32 @@ class Settled:
         self.granted = granted
 
 
+_NONE = SessionState()
+
+
+def current(
+    state: SessionState | None, prompt_id: str | None, new_turn: bool = False
+) -> SessionState:
+    """The state an event of ``prompt_id`` is judged by: ``state`` (``None``: none yet),
+    or a fresh turn when the event starts one (``new_turn``: a prompt event, unless it is
+    the current prompt's; else a prompt id the session has not met)."""
+    s = _NONE if state is None else state
+    if prompt_id is not None and prompt_id == s.prompt:
+        return s
+    if new_turn or (prompt_id is not None and prompt_id not in s.earlier):
+        return s.next_turn(prompt_id)
+    return s
+
+
 def settle(state: SessionState | None, change: StateChange) -> Settled:
     """Apply ``change`` to ``state`` (``None``: the session has no state yet), in the
     order the in-memory Session does: a new turn first (fresh budget, the halt is
     over), then the gate (a halted session's PreToolUse is refused, and injects
     nothing), the injection (cut to what is left of the budget), the halt, and an
     AgentStop's fresh budget last."""
-    before = (0, None, 0) if state is None else (state.turn, state.halted, state.injected)
-    turn, halted, injected = before
-    if change.new_turn:
-        turn, halted, injected = turn + 1, None, 0
+    old = _NONE if state is None else state
+    s = current(old, change.prompt_id, change.new_turn)
+    halted, injected = s.halted, s.injected
     refused = halted if change.gate else None
     granted = 0
     if refused is None and change.inject > 0:
@@ -135,5 +188,5 @@ def settle(state: SessionState | None, change: StateChange) -> Settled:
         halted = change.halt
     if change.end_turn:
         injected = 0
-    changed = (turn, halted, injected) != before
-    return Settled(SessionState(turn, halted, injected), changed, refused, granted)
+    new = SessionState(s.turn, halted, injected, s.prompt, s.earlier)
+    return Settled(new, new != old, refused, granted)

@@ -10,6 +10,8 @@ written it stays per process (docs/design.md §7).
 
 from __future__ import annotations
 
+import json
+
 from .common import escape_surrogates, iso_time
 from .session_state import SessionState, settle
 
@@ -25,14 +27,17 @@ if TYPE_CHECKING:
 __all__ = ["Settle", "read_state"]
 
 _READ = (
-    "SELECT turn, halted, injected_chars FROM session_state WHERE session_id = ? AND agent_name = ?"
+    "SELECT turn, halted, injected_chars, prompt_id, earlier_prompts FROM session_state "
+    "WHERE session_id = ? AND agent_name = ?"
 )
 _WRITE = (
     "INSERT INTO session_state (session_id, agent_name, turn, turn_started_at, halted, "
-    "injected_chars, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
+    "injected_chars, prompt_id, earlier_prompts, updated_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
     "ON CONFLICT (session_id, agent_name) DO UPDATE SET turn = excluded.turn, "
     "turn_started_at = coalesce(excluded.turn_started_at, session_state.turn_started_at), "
     "halted = excluded.halted, injected_chars = excluded.injected_chars, "
+    "prompt_id = excluded.prompt_id, earlier_prompts = excluded.earlier_prompts, "
     "updated_at = excluded.updated_at"
 )
 
@@ -40,7 +45,20 @@ _WRITE = (
 def read_state(conn: sqlite3.Connection, session_id: str, agent: str) -> SessionState | None:
     """The state of ``session_id`` for ``agent`` (None: it has none yet)."""
     row = _run(conn, _READ, (session_id, agent)).fetchone()
-    return None if row is None else SessionState(row[0], row[1], row[2])
+    if row is None:
+        return None
+    return SessionState(row[0], row[1], row[2], row[3], _earlier(row[4]))
+
+
+def _earlier(text: str | None) -> tuple[str, ...]:
+    """The earlier prompt ids from their JSON (anything else reads as none)."""
+    if not text:
+        return ()
+    try:
+        ids = json.loads(text)
+    except ValueError:
+        return ()
+    return tuple(i for i in ids if type(i) is str) if type(ids) is list else ()
 
 
 def _run(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> sqlite3.Cursor:
@@ -88,7 +106,8 @@ class Settle:
         d = self.decision
         sid = d.event.session_id
         change = self.change
-        settled = settle(read_state(conn, sid, self.agent), change)
+        before = read_state(conn, sid, self.agent)
+        settled = settle(before, change)
         if settled.refused is not None or settled.granted < change.inject:
             if settled.refused is not None:
                 d.refuse_halted(settled.refused)
@@ -105,11 +124,13 @@ class Settle:
         if settled.changed:
             state = settled.state
             at = iso_time(self.now)
+            began = at if state.turn != (0 if before is None else before.turn) else None
+            earlier = json.dumps(list(state.earlier), ensure_ascii=False) if state.earlier else None
             _run(
                 conn,
                 _WRITE,
-                (sid, self.agent, state.turn, at if change.new_turn else None, state.halted,
-                 state.injected, at),
+                (sid, self.agent, state.turn, began, state.halted, state.injected, state.prompt,
+                 earlier, at),
             )  # fmt: skip
         self.settled = settled
         return ops

@@ -187,6 +187,22 @@ def test_siblings_started_with_the_halt_are_ordered_by_their_records(project: Pa
         assert (_verdict(answers[c["tool_call_id"]]) == HALTED) == after
 
 
+def test_a_new_prompt_id_ends_the_halt_without_a_prompt_event(project: Path) -> None:
+    """`hookrails claude install` binds only the events a definition has hooks for (here no
+    UserPromptSubmit); Claude Code names the prompt on every event, and the next prompt's
+    first event starts its turn. A late event of the halted prompt does not end it."""
+
+    def pre(command: str, call: str, prompt: str) -> dict[str, Any]:
+        return {**_pre(command, call), "prompt_id": prompt}
+
+    assert _verdict(_hook(project, pre("halt", "t1", "p1"))) == ("deny", "stop now")
+    assert _verdict(_hook(project, pre("ls", "t2", "p1"))) == HALTED
+    assert _verdict(_hook(project, pre("ls", "t3", "p2"))) == (None, None)
+    assert _verdict(_hook(project, pre("halt", "t4", "p3"))) == ("deny", "stop now")
+    assert _verdict(_hook(project, pre("ls", "t5", "p2"))) == HALTED  # late: p3 is halted
+    assert _verdict(_hook(project, pre("ls", "t6", "p3"))) == HALTED
+
+
 # --- the injection budget ----------------------------------------------------------------------
 
 
@@ -198,6 +214,12 @@ def test_the_turns_budget_holds_across_processes_one_after_another(project: Path
     ledger = project / "ledger.db"
     assert value(ledger, "SELECT sum(injected_chars) FROM hook_runs") == BUDGET + 10_000
     assert value(ledger, "SELECT turn || ':' || injected_chars FROM session_state") == "2:10000"
+
+
+def test_the_budget_is_the_prompts_without_a_prompt_event(project: Path) -> None:
+    sizes = [_context(_hook(project, {**_post(f"p{i}"), "prompt_id": prompt}))
+             for i, prompt in enumerate(("a", "a", "a", "a", "b"))]  # fmt: skip
+    assert sizes == [10_000, 10_000, 10_000, 0, 10_000]
 
 
 def test_processes_started_together_never_inject_over_the_budget(project: Path) -> None:

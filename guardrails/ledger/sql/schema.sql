@@ -55,6 +55,8 @@ CREATE TABLE session_state (
     turn_started_at  TEXT,
     halted           TEXT,                       -- why a hook halted the agent this turn
     injected_chars   INTEGER NOT NULL DEFAULT 0, -- context injected for the model this turn
+    prompt_id        TEXT,                       -- the prompt this turn answers (Claude's prompt_id)
+    earlier_prompts  TEXT,                       -- JSON: prompt ids of earlier turns, newest first
     updated_at       TEXT NOT NULL,
     PRIMARY KEY (session_id, agent_name)
 ) WITHOUT ROWID;

@@ -211,3 +211,29 @@ def test_each_definition_keeps_its_own_state(ledger_path: str) -> None:
     assert _process(ledger_path).emit_sync(_pre("halt", "t1")).halted
     other = build_guard([Counter()], ledger=ledger_path, name="other")
     assert other.emit_sync(_pre("ls", "t2")).decision == "allow"
+
+
+def _in(event: Any, prompt: str) -> Any:
+    event.prompt_id = prompt
+    return event
+
+
+def test_each_prompt_id_is_a_turn_without_a_prompt_event(ledger_path: str) -> None:
+    """``hookrails claude install`` binds only the events a definition has hooks for, so a
+    command hook may never see UserPromptSubmit; Claude Code names the prompt on every
+    event (``prompt_id``), and a prompt id the ledger has not met starts a turn."""
+    assert _process(ledger_path).emit_sync(_in(_pre("halt", "t1"), "p1")).halted
+    assert _process(ledger_path).emit_sync(_in(_pre("ls", "t2"), "p1")).denied
+    assert _process(ledger_path).emit_sync(_in(_pre("ls", "t3"), "p2")).decision == "allow"
+    sizes = [len(_process(ledger_path).emit_sync(_in(_post(f"a{i}"), "p2")).additional_context
+                 or "") for i in range(4)]  # fmt: skip
+    assert sizes == [10_000] * 3 + [0]
+    assert len(_process(ledger_path).emit_sync(_in(_post("b"), "p3")).additional_context or "")
+    assert _process(ledger_path).emit_sync(_in(_pre("halt", "t4"), "p3")).halted
+    # a late event of an earlier prompt is judged by the current turn and ends nothing
+    assert _process(ledger_path).emit_sync(_in(_pre("ls", "t5"), "p2")).denied
+    assert _process(ledger_path).emit_sync(_in(_pre("ls", "t6"), "p3")).denied
+    guard = _process(ledger_path)
+    assert guard.ledger is not None
+    held = guard.ledger.session_state(SID, "tester")
+    assert held is not None and (held.turn, held.prompt, held.earlier) == (3, "p3", ("p2", "p1"))

@@ -16,7 +16,14 @@ import pytest
 
 from guardrails import Ledger, LedgerError
 from guardrails.events import AgentStop, PostToolUse, PreToolUse, UserPromptSubmit
-from guardrails.ledger.session_state import SessionState, Settled, StateChange, settle
+from guardrails.ledger.session_state import (
+    EARLIER_PROMPTS,
+    SessionState,
+    Settled,
+    StateChange,
+    current,
+    settle,
+)
 from guardrails.results import Decision, HookRun, ModelContext
 from tests._db import rows, value
 
@@ -53,6 +60,24 @@ SETTLE_CASES: list[tuple[str, SessionState | None, StateChange, tuple[Any, ...]]
     ("a first turn", None, StateChange(new_turn=True), (S(1), True, None, 0)),
     ("an AgentStop let through: the budget starts over", S(2, "stop", 900),
      StateChange(end_turn=True, inject=50, budget=B), (S(2, "stop", 0), True, None, 50)),
+    # prompt ids: Claude Code names the prompt on every event
+    ("an unseen prompt starts its turn", S(3, "stop", 900, "p1"),
+     StateChange(prompt_id="p2", gate=True, inject=10, budget=B),
+     (S(4, None, 10, "p2", ("p1",)), True, None, 10)),
+    ("the current prompt's events: the same turn", S(3, "stop", 9, "p1"),
+     StateChange(prompt_id="p1", gate=True), (S(3, "stop", 9, "p1"), False, "stop", 0)),
+    ("a late event of an earlier turn starts nothing", S(4, "stop", 0, "p2", ("p1",)),
+     StateChange(prompt_id="p1", gate=True), (S(4, "stop", 0, "p2", ("p1",)), False, "stop", 0)),
+    ("the current prompt's prompt event again starts nothing", S(3, "stop", 9, "p1"),
+     StateChange(new_turn=True, prompt_id="p1"), (S(3, "stop", 9, "p1"), False, None, 0)),
+    ("a prompt event starts the turn of its prompt", S(3, "stop", 9, "p1"),
+     StateChange(new_turn=True, prompt_id="p2"), (S(4, None, 0, "p2", ("p1",)), True, None, 0)),
+    ("a prompt event the host names no prompt for", S(3, "stop", 9, "p1"),
+     StateChange(new_turn=True), (S(4, None, 0, None, ("p1",)), True, None, 0)),
+    ("an event naming no prompt: the current turn", S(3, "stop", 9, "p1"),
+     StateChange(gate=True), (S(3, "stop", 9, "p1"), False, "stop", 0)),
+    ("a first prompt", None, StateChange(prompt_id="p1", inject=1, budget=B),
+     (S(1, None, 1, "p1"), True, None, 1)),
 ]  # fmt: skip
 
 
@@ -65,10 +90,30 @@ def test_settle(held: SessionState | None, change: StateChange, expected: tuple[
     assert settle(held, change) == Settled(*expected)
 
 
+def test_a_session_remembers_a_bounded_number_of_earlier_prompts() -> None:
+    state = S(20, None, 0, "p20", tuple(f"p{i}" for i in range(19, 19 - EARLIER_PROMPTS, -1)))
+    after = settle(state, StateChange(prompt_id="p21", gate=True)).state
+    assert after.prompt == "p21" and len(after.earlier) == EARLIER_PROMPTS
+    assert after.earlier[:2] == ("p20", "p19") and "p4" not in after.earlier
+    # an id met before is a late event: the turn stays
+    assert current(after, "p19") is after
+    assert current(after, "p3").turn == 22  # forgotten: taken for a new prompt
+
+
+def test_current_is_the_state_an_event_is_judged_by() -> None:
+    held = S(2, "stop", 500, "p1")
+    assert current(held, "p1") is held
+    assert current(held, None) is held
+    assert current(held, "p2") == S(3, None, 0, "p2", ("p1",))
+    assert current(None, "p1") == S(1, None, 0, "p1")
+    assert current(None, None) == S()
+
+
 def test_a_change_is_active_only_when_it_reads_or_writes() -> None:
     assert not StateChange(budget=B).active
     for kw in ({"new_turn": True}, {"gate": True}, {"halt": ""}, {"inject": 1}, {"end_turn": True}):
         assert StateChange(**kw).active, kw
+    assert not StateChange(prompt_id="p1").active  # the next event that is applies it
 
 
 # --- the SQLite store -------------------------------------------------------------------------
@@ -114,6 +159,16 @@ def test_state_is_kept_per_session_and_agent(ledger_path: str) -> None:
     [row] = rows(ledger_path, "SELECT * FROM session_state")
     assert (row["turn"], row["halted"], row["injected_chars"]) == (1, None, 100)
     assert row["turn_started_at"] == "2023-11-14T22:13:20.000Z" == row["updated_at"]
+
+
+def test_prompt_ids_are_kept_with_the_state(ledger_path: str) -> None:
+    with Ledger(ledger_path) as ledger:
+        for n, prompt in enumerate(("p1", "p2", "p3")):
+            d = _post(f"t{n}", "x")
+            d.event.prompt_id = prompt
+            _record(ledger, d, StateChange(prompt_id=prompt, inject=1, budget=B))
+        assert ledger.session_state(SID, AGENT) == S(3, None, 1, "p3", ("p2", "p1"))
+    assert value(ledger_path, "SELECT earlier_prompts FROM session_state") == '["p2", "p1"]'
 
 
 def test_no_change_reads_and_writes_nothing(ledger_path: str) -> None:
