@@ -31,9 +31,13 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..events import Event
-    from ..ledger.session_state import StateChange
+    from ..ledger.session_state import SessionState, StateChange
     from .guard import Guard
     from .session import Session
+
+    _StateNames = tuple[
+        type[StateChange], Callable[[SessionState | None, str | None], SessionState]
+    ]
 
 __all__ = ["HELD", "emit", "emit_sync", "in_thread"]
 
@@ -41,8 +45,9 @@ _perf = time.perf_counter
 _get_ident = _thread.get_ident
 #: events that start a turn: a fresh injection budget, and a halt is over
 _NEW_TURN = frozenset({"UserPromptSubmit", "SessionStart"})
-#: ``guardrails.ledger.session_state.StateChange``, once a ledger needs it (see below)
-_StateChange: type[StateChange] | None = None
+#: ``StateChange`` and ``current`` of ``guardrails.ledger.session_state``, once a ledger
+#: needs them (see ``_load_state``)
+_state: _StateNames | None = None
 #: the turns (one fresh token per turn) this context holds: a hook emitting into its own
 #: session re-enters instead of waiting on itself (hook threads inherit it); a token
 #: outlives its turn harmlessly, since only the current turn's token re-enters
@@ -354,9 +359,7 @@ def seed_session(guard: Guard, session: Session, event: Event) -> None:
         state = ledger.session_state(session.session_id, guard.definition.name)
     except Exception:  # an unreadable ledger: the state stays this process's
         return
-    from ..ledger.session_state import current
-
-    session._seed(current(state, event.prompt_id))
+    session._seed((_state or _load_state())[1](state, event.prompt_id))
 
 
 def _state_change(
@@ -375,7 +378,7 @@ def _state_change(
     end_turn = name == "AgentStop" and not decision.blocked
     if not (gate or inject or halt or end_turn or session._turn_pending):
         return None
-    return (_StateChange or _state_change_type())(
+    return (_state or _load_state())[0](
         new_turn=session._turn_pending,
         prompt_id=decision.event.prompt_id,
         gate=gate,
@@ -386,14 +389,15 @@ def _state_change(
     )
 
 
-def _state_change_type() -> type[StateChange]:
-    """``StateChange``, imported on first need: a hook process without a ledger never
-    loads it, and a function-level import on every event costs a microsecond or two."""
-    global _StateChange
-    from ..ledger.session_state import StateChange
+def _load_state() -> _StateNames:
+    """``StateChange`` and ``current`` of ``guardrails.ledger.session_state``, imported on
+    first need: a hook process without a ledger never loads them, and an import statement
+    on every event costs a microsecond."""
+    global _state
+    from ..ledger.session_state import StateChange, current
 
-    _StateChange = StateChange
-    return StateChange
+    _state = (StateChange, current)
+    return _state
 
 
 def _ensure_tool_use_id(event: Event) -> None:

@@ -188,5 +188,8 @@ def settle(state: SessionState | None, change: StateChange) -> Settled:
         halted = change.halt
     if change.end_turn:
         injected = 0
-    new = SessionState(s.turn, halted, injected, s.prompt, s.earlier)
-    return Settled(new, new != old, refused, granted)
+    if s is old and halted == old.halted and injected == old.injected:
+        return Settled(old, False, refused, granted)  # the usual case: a gate that passes
+    return Settled(
+        SessionState(s.turn, halted, injected, s.prompt, s.earlier), True, refused, granted
+    )
