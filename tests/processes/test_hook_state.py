@@ -264,3 +264,13 @@ def test_builtins_count_across_processes_from_the_ledger(project: Path) -> None:
     assert [a.get("decision") for a in answers] == ["block", "block", None]
     assert "Iteration 3 of 3" in answers[1]["reason"]
     assert "after 3 iterations without the completion promise" in answers[2]["systemMessage"]
+
+
+def test_the_stop_block_cap_holds_across_processes(project: Path) -> None:
+    """The Guard's cap of 8 blocked stops in a row, counted from the recorded stops."""
+    (project / "agent.yaml").write_text(
+        "name: stopper\nhooks:\n  Stop:\n    - hooks: [{use: deny, with: {reason: keep going}}]\n"
+    )
+    stop = {"hook_event_name": "Stop", "last_assistant_message": "done?"}
+    answers = [_hook(project, {**stop, "stop_hook_active": i > 0}) for i in range(9)]
+    assert [a.get("decision") for a in answers] == ["block"] * 8 + [None]
