@@ -164,7 +164,7 @@ def _floor_ledger_statements(conn: sqlite3.Connection) -> Callable[[Any], Any] |
     """The ledger's own statements per call (7, in 2 transactions), parameters
     precomputed: what the SQL alone costs. None if the statements are not found."""
     try:
-        from guardrails.ledger.sqlite import _SQL  # the ledger's statement table
+        from guardrails.ledger.sqlite_write import SQL as _SQL  # the statement table
 
         sql = {k: _SQL[k] for k in ("session", "pre", "post", "hook_run")}
     except (ImportError, KeyError):

@@ -446,6 +446,41 @@ class Decision:
             return self.updated_input
         return getattr(self.event, "tool_input", None)
 
+    def refuse_halted(self, why: str) -> None:
+        """Deny this PreToolUse after all: its session was halted (``why``) by an event the
+        ledger recorded first (a sibling call in another process). What its hooks added for
+        the model is dropped; their runs stay recorded (docs/design.md §5)."""
+        self.decision, self.explicit, self.halted = "deny", True, True
+        self.reason = f"the agent was halted: {why}"
+        self.cut_context(0, quiet=True)
+        self.notes.append(f"denied: the agent was halted before this call was recorded ({why})")
+
+    def cut_context(self, room: int, *, quiet: bool = False) -> None:
+        """Keep at most ``room`` characters of context for the model: what is left of the
+        turn's injection budget as the ledger holds it, when other processes used some of
+        it meanwhile. Later injections are cut or dropped (noted unless ``quiet``) and the
+        hook runs' injected counts follow."""
+        runs = self.runs
+        counted = [i for i, r in enumerate(runs) if r.injected_chars]
+        left = max(0, room)
+        kept: list[ModelContext] = []
+        for n, ctx in enumerate(self.injections):
+            text = ctx.text
+            if len(text) > left:
+                if not quiet:
+                    self.notes.append(
+                        f"{ctx.hook}: context dropped, the turn's injection budget is spent"
+                        if left == 0
+                        else f"{ctx.hook}: context cut to the turn's remaining budget ({left})"
+                    )
+                text = text[:left]
+            left -= len(text)
+            if n < len(counted):
+                runs[counted[n]] = runs[counted[n]]._replace(injected_chars=len(text))
+            if text:
+                kept.append(ModelContext(ctx.hook, text, ctx.truncated or text != ctx.text))
+        self.injections = kept
+
     def to_claude(self) -> dict[str, Any]:
         """The Claude hook output JSON for this decision (SDK callback or command stdout)."""
         name = self.event_name

@@ -50,6 +50,7 @@ from .serve_pool import Pool, PoolFull, SessionBusy, SessionGate, Turn
 
 if TYPE_CHECKING:
     from ..dispatch.guard import Guard
+    from ..ledger.session_state import Settled
     from ..results import Decision
 
 __all__ = ["DEFAULT_WORKERS", "MAX_BODY", "ServeApp"]
@@ -152,7 +153,9 @@ class ServeApp:
         self._tickets: dict[int, _Ticket] = {}
         self._tickets_lock = threading.Lock()
         ledger = guard.ledger
-        self._record: Callable[..., None] | None = None if ledger is None else ledger.record
+        self._record: Callable[..., Settled | None] | None = (
+            None if ledger is None else ledger.record
+        )
         if ledger is not None:
             ledger.record = self._gated_record  # type: ignore[method-assign]
         self.started = time.time()
@@ -345,7 +348,7 @@ class ServeApp:
             if self._tickets.get(id(ticket.event)) is ticket:
                 del self._tickets[id(ticket.event)]
 
-    def _gated_record(self, decision: Decision, now: float, **kwargs: Any) -> None:
+    def _gated_record(self, decision: Decision, now: float, **kwargs: Any) -> Settled | None:
         """The ledger's ``record`` while serving: a decision for an abandoned request (past
         its deadline, already answered and recorded as a refusal) is dropped."""
         with self._tickets_lock:
@@ -358,10 +361,10 @@ class ServeApp:
                         "refusal Claude was given is)",
                         decision.event_name,
                     )
-                    return
+                    return None
                 ticket.decision = decision
         assert self._record is not None
-        self._record(decision, now, **kwargs)
+        return self._record(decision, now, **kwargs)
 
     # --- GET /v1/hooks ------------------------------------------------------------
 

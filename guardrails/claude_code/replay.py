@@ -114,6 +114,7 @@ from .transcript import (
 
 if TYPE_CHECKING:
     from ..dispatch.session import Session
+    from ..ledger.session_state import Settled, StateChange
     from ..results import Decision
 
 __all__ = [
@@ -466,12 +467,15 @@ class _ReplayLedger(Ledger):
         agent: str,
         tenant: str | None,
         owner_pid: int | None = None,
-    ) -> None:
+        change: StateChange | None = None,
+    ) -> Settled | None:
         ev = decision.event
         mark = self.marks.get(getattr(ev, "tool_use_id", None) or "")
         if mark is not None and ev.event_name == "PreToolUse":
             decision.annotations = {**(decision.annotations or {}), "replayed": mark}
-        super().record(decision, now, agent=agent, tenant=tenant, owner_pid=owner_pid)
+        return super().record(
+            decision, now, agent=agent, tenant=tenant, owner_pid=owner_pid, change=change
+        )
 
     def finish_unrun(self, session_id: str, call_id: str, message: str, at: float) -> None:
         """A call that did not run: its pending row becomes ``interrupted``, with why."""

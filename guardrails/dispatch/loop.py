@@ -31,8 +31,13 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..events import Event
+    from ..ledger.session_state import SessionState, StateChange
     from .guard import Guard
     from .session import Session
+
+    _StateNames = tuple[
+        type[StateChange], Callable[[SessionState | None, str | None], SessionState]
+    ]
 
 __all__ = ["HELD", "emit", "emit_sync", "in_thread"]
 
@@ -40,6 +45,9 @@ _perf = time.perf_counter
 _get_ident = _thread.get_ident
 #: events that start a turn: a fresh injection budget, and a halt is over
 _NEW_TURN = frozenset({"UserPromptSubmit", "SessionStart"})
+#: ``StateChange`` and ``current`` of ``guardrails.ledger.session_state``, once a ledger
+#: needs them (see ``_load_state``)
+_state: _StateNames | None = None
 #: the turns (one fresh token per turn) this context holds: a hook emitting into its own
 #: session re-enters instead of waiting on itself (hook threads inherit it); a token
 #: outlives its turn harmlessly, since only the current turn's token re-enters
@@ -106,8 +114,11 @@ def _decide_sync(
 ) -> tuple[Decision, bool]:
     if guard.ledger is not None:
         _ensure_tool_use_id(event)
-        if event.event_name in STOP_EVENTS:
+        name = event.event_name
+        if name in STOP_EVENTS:
             seed_stop_blocks(guard, event, session)
+        elif name == "PreToolUse" and (not session._synced or session.halted is not None):
+            seed_session(guard, session, event)
     m = _begin(guard, event, session)
     if isinstance(m, Decision):  # halted
         return recorded(guard, m, session, owner), False
@@ -132,8 +143,11 @@ async def _decide(
 ) -> tuple[Decision, bool]:
     if guard.ledger is not None:
         _ensure_tool_use_id(event)
-        if event.event_name in STOP_EVENTS and (event.agent_id or "") not in session.stop_blocks:
+        name = event.event_name
+        if name in STOP_EVENTS and (event.agent_id or "") not in session.stop_blocks:
             await in_thread(seed_stop_blocks, guard, event, session)  # a query: off the loop
+        elif name == "PreToolUse" and (not session._synced or session.halted is not None):
+            await in_thread(seed_session, guard, session, event)
     m = _begin(guard, event, session)
     if isinstance(m, Decision):  # halted
         if guard.ledger is None:
@@ -149,7 +163,7 @@ async def _decide(
     if pending or guard.ledger is None:
         return decision, pending
     # a write can wait up to busy_timeout for another writer: not on the event loop
-    return await in_thread(recorded, guard, decision, session, owner), False
+    return await in_thread(recorded, guard, decision, session, owner, True), False
 
 
 # --- the shared steps ------------------------------------------------------------------------
@@ -185,7 +199,7 @@ def _finish(
         return decision, True
     if not record:
         return decision, False
-    return recorded(guard, decision, session, owner), False
+    return recorded(guard, decision, session, owner, True), False
 
 
 def _hooks_sync(merge: Merge, session: Session) -> None:
@@ -258,27 +272,37 @@ async def _hooks_async(merge: Merge, session: Session) -> None:
             merge.returned(b, r, _perf() - t0, limit)
 
 
-def recorded(guard: Guard, decision: Decision, session: Session, owner: bool) -> Decision:
-    """Write ``decision`` to the ledger (when there is one); the decision stands regardless."""
+def recorded(
+    guard: Guard, decision: Decision, session: Session, owner: bool, merged: bool = False
+) -> Decision:
+    """Write ``decision`` to the ledger (when there is one), settling what it does to the
+    session's state in the same transaction (a halted session's call may be denied, its
+    context cut, there: docs/design.md §7); otherwise the decision stands regardless.
+    ``merged``: the decision is a Merge's, so a halt in it is new."""
     if owner and decision.decision == "ask":  # run_tool has nobody else to ask
         decision.decision = "deny"
         decision.reason = f"needs approval and no approver is configured: {decision.reason}"
     ledger = guard.ledger
     if ledger is not None:
+        change = _state_change(guard, decision, session, merged)
         try:
-            ledger.record(
+            settled = ledger.record(
                 decision,
                 guard.clock(),
                 agent=guard.definition.name,
                 tenant=session.tenant,
                 owner_pid=os.getpid() if owner else None,  # recover may ask if it still runs
+                change=change,
             )
         except Exception:  # the decision stands whatever happens to its record
+            settled = None
             import logging  # lazy: ~4 ms a hook process would pay on every event
 
             logging.getLogger("guardrails.guard").exception(
                 "hookrails: could not record %s in the ledger", decision.event_name
             )
+        if change is not None:
+            session._settled(settled, change)
     if decision.event.event_name == "SessionEnd":
         guard._forget(session)  # a long-running Guard forgets it
     return decision
@@ -320,6 +344,60 @@ def seed_stop_blocks(guard: Guard, event: Event, session: Session) -> None:
     except Exception:  # an unreadable ledger only loses the count, never the decision
         return
     session.stop_blocks[key] = n
+
+
+def seed_session(guard: Guard, session: Session, event: Event) -> None:
+    """Before a PreToolUse's hooks: a session new to this process (a command hook is one
+    process per event) learns from the ledger whether another process halted it and how
+    much of the turn's injection budget is used, as of ``event``'s turn (a prompt id the
+    ledger has not met starts one); a process that holds it halted asks again (another
+    may have started a new turn). Unreadable: this process's view stands."""
+    ledger = guard.ledger
+    if ledger is None:
+        return
+    try:
+        state = ledger.session_state(session.session_id, guard.definition.name)
+    except Exception:  # an unreadable ledger: the state stays this process's
+        return
+    session._seed((_state or _load_state())[1](state, event.prompt_id))
+
+
+def _state_change(
+    guard: Guard, decision: Decision, session: Session, merged: bool
+) -> StateChange | None:
+    """What ``decision`` does to its session's state in the ledger (None: nothing). A halt
+    this process could not record before is asserted again."""
+    name = decision.event.event_name
+    gate = name == "PreToolUse" and decision.decision != "deny"
+    inject = sum(len(i.text) for i in decision.injections) if decision.injections else 0
+    halt = None
+    if merged and decision.halted:
+        halt = decision.reason or "halted"
+    elif not session._synced and session.halted is not None:
+        halt = session.halted
+    end_turn = name == "AgentStop" and not decision.blocked
+    if not (gate or inject or halt or end_turn or session._turn_pending):
+        return None
+    return (_state or _load_state())[0](
+        new_turn=session._turn_pending,
+        prompt_id=decision.event.prompt_id,
+        gate=gate,
+        halt=halt,
+        inject=inject,
+        budget=guard.definition.injection_budget,
+        end_turn=end_turn,
+    )
+
+
+def _load_state() -> _StateNames:
+    """``StateChange`` and ``current`` of ``guardrails.ledger.session_state``, imported on
+    first need: a hook process without a ledger never loads them, and an import statement
+    on every event costs a microsecond."""
+    global _state
+    from ..ledger.session_state import StateChange, current
+
+    _state = (StateChange, current)
+    return _state
 
 
 def _ensure_tool_use_id(event: Event) -> None:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from ..events import Event
     from ..ledger.reader import LedgerReader
+    from ..ledger.session_state import SessionState, Settled, StateChange
     from ..results import Decision
     from .chains import Binding
     from .guard import Guard
@@ -99,6 +100,10 @@ class Session(AsyncEventMethods):
         self.turn_chars = 0
         self.halted: str | None = None
         self.allow_always: set[tuple[str, tuple[str, ...]]] = set()
+        #: with a ledger: ``halted`` and ``turn_chars`` are the ledger's as last read or
+        #: settled (docs/design.md §7); a new turn it has not recorded yet is pending
+        self._synced = False
+        self._turn_pending = False
         self._ctx: list[HookContext | None] = [None] * len(guard._index.all)
         self._lock = _thread.allocate_lock()
         #: the thread holding the turn on the sync path (a cheaper re-entry test than HELD)
@@ -117,9 +122,35 @@ class Session(AsyncEventMethods):
         return bool(self.stop_blocks.get(""))
 
     def new_turn(self) -> None:
-        """A prompt (or a resumed session) starts a turn: fresh budget, a halt is over."""
+        """A prompt (or a resumed session) starts a turn: fresh budget, a halt is over.
+        With a ledger, the next event recorded starts it there too."""
         self.turn_chars = 0
         self.halted = None
+        self._turn_pending = True
+
+    def _settled(self, settled: Settled | None, change: StateChange) -> None:
+        """Take the ledger's word after recording ``change`` (``settled``; ``None``: the
+        ledger could not take it, so this process's view is ahead of the ledger's)."""
+        if settled is None:
+            self._synced = False
+            return
+        state = settled.state
+        self.halted, self.turn_chars, self._synced = state.halted, state.injected, True
+        if change.new_turn:
+            self._turn_pending = False
+
+    def _seed(self, state: SessionState) -> None:
+        """What the ledger holds for this event's turn (``state``), read before a
+        PreToolUse's hooks run: another process may have halted the session, used budget,
+        or started a new turn."""
+        if self._turn_pending:  # a turn the ledger has not seen yet: its old state is over
+            return
+        halted, injected = state.halted, state.injected
+        if self._synced or (self.halted is None and not self.turn_chars):
+            self.halted, self.turn_chars, self._synced = halted, injected, True
+        else:  # this process changed it while the ledger could not be written: lose nothing
+            self.halted = self.halted or halted
+            self.turn_chars = max(self.turn_chars, injected)
 
     def ctx(self, b: Binding) -> HookContext:
         c = self._ctx[b.index]

@@ -3,7 +3,7 @@
 :class:`EventRows` turns a :class:`~guardrails.results.Decision` into a list of
 ``(operation, parameters)`` pairs (``session``, ``session_end``, ``pre``, ``post``,
 ``event``, ``hook_run``). They are plain JSON-able values, so the spool stores them
-as they are and a store runs them with its own statements (``sqlite._SQL``). Tool
+as they are and a store runs them with its own statements (``sqlite_write.SQL``). Tool
 inputs, outputs, payloads, reasons and error messages are redacted here, before
 anything is written anywhere, and JSON values over their cap become a
 :func:`truncation_marker` (``max_arguments``, ``max_output``). Strings keep any lone
@@ -206,9 +206,12 @@ class EventRows:
         agent: str,
         tenant: str | None,
         owner_pid: int | None = None,
+        session_row: bool | None = None,
     ) -> list[Op]:
         """The rows of one event, its hook runs and its decision, in the order they are
-        written (in one transaction)."""
+        written (in one transaction). ``session_row``: whether to write the session's row
+        (``None``: when it is due); the rows of an event made again after its decision
+        changed keep the first making's choice."""
         ev = decision.event
         name = ev.event_name
         at = iso_time(now)
@@ -216,7 +219,9 @@ class EventRows:
         reason = self._text(decision.reason)
         ops: list[Op] = []
         seen = self._sessions_seen.get(sid)
-        if seen is None or now - seen >= _SESSION_REFRESH or name in _SESSION_EVENTS:
+        if session_row is None:
+            session_row = seen is None or now - seen >= _SESSION_REFRESH or name in _SESSION_EVENTS
+        if session_row:
             ops.append(("session", [sid, agent, tenant, ev.cwd, at, at]))
             if len(self._sessions_seen) >= _CACHE_LIMIT:
                 self._sessions_seen.clear()
@@ -237,6 +242,8 @@ class EventRows:
                 if len(self._pending_args) >= _CACHE_LIMIT:
                     self._pending_args.clear()
                 self._pending_args[(sid, call_id)] = (final, digest)
+            elif self._pending_args:  # made again after a halt denied it: no post will come
+                self._pending_args.pop((sid, call_id), None)
             ops.append(
                 (
                     "pre",

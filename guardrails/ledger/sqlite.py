@@ -39,19 +39,23 @@ from .common import (
     resolve_ledger_path,
 )
 from .reader import LedgerReader
-from .records import EVENT_ID, EventRows
+from .records import EventRows
+from .sqlite_state import Settle, read_state
 from .sqlite_watch import Watch, already_there
+from .sqlite_write import SQL as _SQL
+from .sqlite_write import commit as _commit
+from .sqlite_write import execute as _execute
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Sequence
+    from collections.abc import Iterable, Iterator
     from contextlib import AbstractContextManager
-    from typing import Any
 
     from .._redaction import Redactor
     from ..definition.model import AgentDefinition
     from ..results import Decision
     from .records import Op
+    from .session_state import SessionState, Settled, StateChange
     from .spool import RecoverReport
     from .store import ClaimResult, KeyClaim, Store, StoreReader
 
@@ -64,61 +68,6 @@ DEFAULT_MAX_ARGUMENTS = 64 * 1024
 _REOPEN_INTERVAL = 1.0
 #: ledgers whose newer schema this process has already reported (once per process)
 _REPORTED_NEWER: set[str] = set()
-
-# --- statements (named, so the spool can store a name and parameters) -------------
-
-_SQL: dict[str, str] = {
-    "session": (
-        "INSERT INTO sessions (session_id, agent_name, tenant, cwd, started_at, last_seen_at) "
-        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET "
-        "last_seen_at = excluded.last_seen_at"
-    ),
-    "session_end": ("UPDATE sessions SET ended_at = ?, end_reason = ? WHERE session_id = ?"),
-    "pre": (
-        "INSERT INTO tool_calls (session_id, agent_name, agent_id, agent_type, tool_call_id, "
-        "tool_name, tool_call_arguments, final_arguments, arguments_hash, decision, reason, "
-        "status, started_at, finished_at, duration_ms, pid, annotations) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-        # a PreToolUse met again (replayed from the spool after its PostToolUse reached
-        # the file, or sent twice) fills in what it knows but never reopens a finished call
-        "ON CONFLICT (session_id, tool_call_id) DO UPDATE SET "
-        "tool_call_arguments = excluded.tool_call_arguments, "
-        "arguments_hash = excluded.arguments_hash, "
-        "final_arguments = excluded.final_arguments, decision = excluded.decision, "
-        "reason = excluded.reason, pid = excluded.pid, "
-        "annotations = coalesce(excluded.annotations, tool_calls.annotations), "
-        "started_at = min(tool_calls.started_at, excluded.started_at), "
-        "status = CASE tool_calls.status WHEN 'pending' THEN excluded.status "
-        "ELSE tool_calls.status END, "
-        "finished_at = CASE tool_calls.status WHEN 'pending' THEN excluded.finished_at "
-        "ELSE tool_calls.finished_at END, "
-        "duration_ms = CASE tool_calls.status WHEN 'pending' THEN excluded.duration_ms "
-        "ELSE tool_calls.duration_ms END"
-    ),
-    "post": (
-        "INSERT INTO tool_calls (session_id, agent_name, agent_id, agent_type, tool_call_id, "
-        "tool_name, tool_call_arguments, final_arguments, arguments_hash, decision, status, "
-        "tool_call_result, result_truncated, result_bytes, error_type, error_message, "
-        "started_at, finished_at, duration_ms) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'allow', ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (session_id, tool_call_id) DO UPDATE SET "
-        "final_arguments = excluded.final_arguments, status = excluded.status, "
-        "tool_call_result = excluded.tool_call_result, "
-        "result_truncated = excluded.result_truncated, result_bytes = excluded.result_bytes, "
-        "error_type = excluded.error_type, error_message = excluded.error_message, "
-        "finished_at = excluded.finished_at, duration_ms = COALESCE(excluded.duration_ms, "
-        "(julianday(excluded.finished_at) - julianday(tool_calls.started_at)) * 86400000.0)"
-    ),
-    "event": (
-        "INSERT INTO events (session_id, event, agent_id, agent_type, payload, decision, "
-        "reason, injected_chars, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-    ),
-    "hook_run": (
-        "INSERT INTO hook_runs (session_id, event, tool_call_id, event_id, hook, matcher, "
-        "priority, outcome, duration_ms, error, injected_chars, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-    ),
-}
 
 
 class Ledger:
@@ -344,7 +293,9 @@ class Ledger:
 
     # --- writing ---------------------------------------------------------------------
 
-    def _write(self, ops: list[Op]) -> None:
+    def _write(self, ops: list[Op], settle: Settle | None = None) -> bool:
+        """Commit ``ops`` (and settle the session's state, see :mod:`.sqlite_state`), or
+        spool them; whether they were committed into the file at ``self.path``."""
         with self._lock:
             conn = self._conn
             if conn is None and time.monotonic() >= self._reopen_at:
@@ -354,27 +305,30 @@ class Ledger:
                 from .spool import append
 
                 append(self.path, ops)
-                return
+                return False
             try:
-                _commit(conn, ops)
+                ops = _commit(conn, ops, settle)
             except Exception as exc:  # sqlite errors, and values SQLite refuses to bind
+                if settle is not None:
+                    ops = settle.ops  # the rows of the decision as it stands now
                 moved = self._watch.moved()
                 if moved is not None:  # it failed because the file went away
                     self._watch.pending.append(ops)
                     self._follow(moved, committed=False)
-                    return
+                    return False
                 self._degrade(exc)
                 from .spool import append
 
                 append(self.path, ops)
-                return
+                return False
             moved = self._watch.committed(ops)
             if moved is not None:  # committed into a file no longer at self.path
                 self._follow(moved, committed=True)
-                return
+                return False
             if self._degraded is not None:  # writable again; the spool waits for recover()
                 logger().info("hookrails ledger %s is writable again", self.path)
                 self._degraded = self._kind = None
+            return True
 
     # --- the file deleted or replaced under this writer -------------------------------
 
@@ -448,11 +402,38 @@ class Ledger:
         agent: str,
         tenant: str | None,
         owner_pid: int | None = None,
-    ) -> None:
+        change: StateChange | None = None,
+    ) -> Settled | None:
         """Record one event, its hook runs and its decision, in one transaction.
         ``agent``: the definition's name; ``owner_pid``: the process that runs the
-        call, so ``recover`` can tell a call that will never finish."""
-        self._write(self._rows.ops(decision, now, agent=agent, tenant=tenant, owner_pid=owner_pid))
+        call, so ``recover`` can tell a call that will never finish. ``change``: what
+        the event does to its session's state, settled in the same transaction (it may
+        deny a halted session's call or cut context first: ``decision`` is changed in
+        place); the outcome, or ``None`` when nothing was settled (the file could not be
+        written: the state then stays this process's)."""
+        ops = self._rows.ops(decision, now, agent=agent, tenant=tenant, owner_pid=owner_pid)
+        if change is None or not change.active:
+            self._write(ops)
+            return None
+        if change.halt is not None:  # kept like a reason: redacted
+            change.halt = self._rows.redactor.redact_text(change.halt)
+        settle = Settle(self._rows, decision, change, now, agent, tenant, owner_pid, ops)
+        return settle.settled if self._write(ops, settle) else None
+
+    def session_state(self, session_id: str, agent: str) -> SessionState | None:
+        """What ``session_id`` of ``agent`` (the definition's name) remembers across
+        processes, as committed; ``None`` when it has nothing yet. Raises
+        :class:`LedgerError` when the file cannot be read."""
+        with self._lock:
+            conn = self._conn
+            if conn is None:
+                raise LedgerError(
+                    f"the ledger cannot be read ({self.degraded})", path=self.path, kind="degraded"
+                )
+            try:
+                return read_state(conn, session_id, agent)
+            except sqlite3.Error as exc:
+                raise LedgerError(str(exc), path=self.path, kind=error_kind(exc)) from exc
 
     def write_transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """A ``BEGIN IMMEDIATE`` transaction on the writer connection, for state kept in
@@ -631,49 +612,6 @@ class Ledger:
             path=self.path,
             kind=kind,
         )
-
-
-def _commit(conn: sqlite3.Connection, ops: list[Op]) -> None:
-    """One event's statements in one ``BEGIN IMMEDIATE`` transaction. Strings SQLite
-    refuses (lone surrogates: ``UnicodeEncodeError``) are escaped and tried again, so
-    the hot path pays nothing for them (:func:`.records.escape_ops`)."""
-    try:
-        _transaction(conn, ops)
-    except UnicodeEncodeError:
-        from .records import escape_ops
-
-        _transaction(conn, escape_ops(ops))
-
-
-def _transaction(conn: sqlite3.Connection, ops: list[Op]) -> None:
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        _execute(conn, ops)
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            try:  # noqa: SIM105  # contextlib.suppress: contextlib costs a hook 0.5 ms
-                conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
-        raise
-
-
-def _execute(conn: sqlite3.Connection, ops: Sequence[Op]) -> None:
-    """Run one event's statements; its hook runs go in one ``executemany``."""
-    event_id: int | None = None
-    runs: list[list[Any]] = []
-    for name, params in ops:
-        if name == "hook_run":
-            if params[3] == EVENT_ID:
-                params = [*params[:3], event_id, *params[4:]]
-            runs.append(params)
-            continue
-        cur = conn.execute(_SQL[name], params)
-        if name == "event":
-            event_id = cur.lastrowid
-    if runs:
-        conn.executemany(_SQL["hook_run"], runs)
 
 
 if TYPE_CHECKING:

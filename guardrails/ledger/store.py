@@ -28,6 +28,19 @@ A store decides "will never finish" its own way: SQLite looks at the claim's
 may give claims a lease instead. :meth:`Store.complete_key` / :meth:`Store.fail_key`
 end a claim; :meth:`Store.release_key` gives one up without an outcome;
 :meth:`Store.prune_keys` deletes expired ones.
+
+**Session state** (:mod:`.session_state`). What a session remembers between events
+(its turn, a halt, the context injected this turn) is kept per (session, agent), since
+a Claude Code command hook is a new process per event. :meth:`Store.session_state` reads
+it (once per session per process, before a PreToolUse's hooks). :meth:`Store.record`
+with a ``change`` settles it in the transaction that records the event: read the state
+holding the write lock (a server store: ``SELECT ... FOR UPDATE``), apply
+:func:`~.session_state.settle`, change the decision when the outcome says so
+(``Decision.refuse_halted``, ``Decision.cut_context``) before its rows are made, write
+the new state with ``turn_started_at`` at a new turn, and return the
+:class:`~.session_state.Settled` outcome. A change that cannot be written (the record
+spools) returns ``None``: the state is never spooled, since replaying it later could halt
+a turn that has moved on.
 """
 
 from __future__ import annotations
@@ -41,6 +54,7 @@ if TYPE_CHECKING:
 
     from .._redaction import Redactor
     from ..results import Decision
+    from .session_state import SessionState, Settled, StateChange
     from .spool import RecoverReport
 
     Verdict = Literal["claimed", "completed", "conflict", "in_progress"]
@@ -181,9 +195,15 @@ if TYPE_CHECKING:
             agent: str,
             tenant: str | None,
             owner_pid: int | None = None,
-        ) -> None:
+            change: StateChange | None = None,
+        ) -> Settled | None:
             """Write one event, its hook runs and its decision, in one transaction (or
-            to the spool when the store cannot be written)."""
+            to the spool when the store cannot be written), settling ``change`` to the
+            session's state in it (see above); the outcome, or ``None``."""
+
+        def session_state(self, session_id: str, agent: str) -> SessionState | None:
+            """The session's state as committed (``None``: none yet); ``LedgerError`` when
+            it cannot be read."""
 
         def mark_interrupted(
             self, session_id: str, tool_call_id: str, reason: str, now: float

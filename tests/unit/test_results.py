@@ -463,3 +463,59 @@ def test_unset_stays_unset_through_copy_and_pickle(clone: Any) -> None:
     assert clone(UNSET) is UNSET
     decision = clone(Decision(event=None))
     assert decision.updated_output is UNSET
+
+
+# --- settling a decision against the session state the ledger holds ----------------------
+
+
+def _injected(*texts: tuple[str, str]) -> Decision:
+    from guardrails.events import PreToolUse
+    from guardrails.results import HookRun, ModelContext
+
+    d = Decision(PreToolUse(tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="t"))
+    d._raw.append(HookRun("quiet", "*", 100, "noop", 1.0))
+    for hook, text in texts:
+        d.injections.append(ModelContext(hook, text))
+        d._raw.append(HookRun(hook, "*", 100, "inject", 1.0, None, len(text)))
+    return d
+
+
+#: (room left, (context kept per hook), notes)
+CUTS = [
+    (100, [("a", 4), ("b", 3)], []),
+    (5, [("a", 4), ("b", 1)], ["b: context cut to the turn's remaining budget (1)"]),
+    (4, [("a", 4)], ["b: context dropped, the turn's injection budget is spent"]),
+    (0, [], ["a: context dropped, the turn's injection budget is spent",
+             "b: context dropped, the turn's injection budget is spent"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("room", "kept", "notes"), CUTS)
+def test_cut_context_keeps_what_fits_and_the_runs_follow(
+    room: int, kept: list[tuple[str, int]], notes: list[str]
+) -> None:
+    d = _injected(("a", "aaaa"), ("b", "bbb"))
+    d.cut_context(room)
+    assert [(c.hook, len(c.text)) for c in d.injections] == kept
+    full = {"a": 4, "b": 3}
+    assert [c.truncated for c in d.injections] == [n < full[h] for h, n in kept]
+    counts = dict(kept)
+    assert [(r.hook, r.injected_chars) for r in d.runs] == [
+        ("quiet", 0), ("a", counts.get("a", 0)), ("b", counts.get("b", 0))
+    ]  # fmt: skip
+    assert d.notes == notes
+
+
+def test_refuse_halted_denies_and_drops_the_context() -> None:
+    d = _injected(("a", "aaaa"))
+    d.explicit = True
+    d.refuse_halted("the budget is spent")
+    assert (d.decision, d.halted, d.explicit, d.injections) == ("deny", True, True, [])
+    assert d.reason == "the agent was halted: the budget is spent"
+    assert [r.injected_chars for r in d.runs] == [0, 0]
+    assert d.notes == [
+        "denied: the agent was halted before this call was recorded (the budget is spent)"
+    ]
+    out = d.to_claude()
+    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert (out["continue"], "additionalContext" in out["hookSpecificOutput"]) == (False, False)

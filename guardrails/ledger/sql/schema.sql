@@ -1,5 +1,5 @@
 -- Generated from ledger/migrations and ledger/views by `make schemas`; do not edit.
--- Schema version 3.
+-- Schema version 4.
 
 CREATE TABLE _hookrails_migrations (number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);
 
@@ -47,6 +47,19 @@ CREATE TABLE idempotency_keys (
     updated_at     TEXT NOT NULL,
     expires_at     TEXT
 );
+
+CREATE TABLE session_state (
+    session_id       TEXT NOT NULL,
+    agent_name       TEXT NOT NULL,              -- the definition's name
+    turn             INTEGER NOT NULL DEFAULT 0, -- turns started (prompts, session starts)
+    turn_started_at  TEXT,
+    halted           TEXT,                       -- why a hook halted the agent this turn
+    injected_chars   INTEGER NOT NULL DEFAULT 0, -- context injected for the model this turn
+    prompt_id        TEXT,                       -- the prompt this turn answers (Claude's prompt_id)
+    earlier_prompts  TEXT,                       -- JSON: prompt ids of earlier turns, newest first
+    updated_at       TEXT NOT NULL,
+    PRIMARY KEY (session_id, agent_name)
+) WITHOUT ROWID;
 
 CREATE TABLE sessions (
     session_id    TEXT PRIMARY KEY,          -- gen_ai.conversation.id (Claude session_id)

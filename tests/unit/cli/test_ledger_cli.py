@@ -75,7 +75,7 @@ def _session(path: str | Path) -> str:
 
 
 def _counts(path: str | Path) -> dict[str, int]:
-    tables = ("tool_calls", "events", "hook_runs", "sessions", "idempotency_keys")
+    tables = ("tool_calls", "events", "hook_runs", "sessions", "idempotency_keys", "session_state")
     return {t: _rows(path, f"SELECT count(*) FROM {t}")[0][0] for t in tables}
 
 
