@@ -67,7 +67,7 @@ def test_without_a_definition_the_default_decides(event: str, closed: bool) -> N
     assert fails_closed_with(event, []) is closed
 
 
-@pytest.mark.parametrize("event", [None, "Notification", "PermissionRequest"])
+@pytest.mark.parametrize("event", [None, "Bogus", "preToolUse"])
 def test_an_unknown_event_fails_as_the_caller_says(event: str | None) -> None:
     definition = AgentDefinition(hooks={"PreToolUse": matchers("block")})
     assert fails_closed(definition, event) is False
