@@ -20,6 +20,7 @@ __all__ = [
     "CONTEXT_EVENTS",
     "DEFER_EVENTS",
     "HAND_WRITTEN",
+    "LEGACY_AGENT_SUBJECT",
     "NAMES",
     "NO_MATCHER",
     "ON_FAILURE_EVENTS",
@@ -28,6 +29,7 @@ __all__ = [
     "PERMISSION_EVENTS",
     "REFUSALS",
     "SUBJECTS",
+    "SUBJECT_VALUES",
     "TOOL_NAME_EVENTS",
     "UNPRIVILEGED_OUTPUT",
     "WIRE_ONLY_KEYS",
@@ -307,6 +309,70 @@ SUBJECTS: Final[dict[str, str | None]] = {
     "SessionEnd": "reason",
     **{name: row[0] for name, row in BUILT.items()},
 }
+#: the values Claude 2.1.332 sends in an event's subject field, where it names them (a
+#: newer CLI may add more): ``hookrails check`` warns about a matcher that matches none
+SUBJECT_VALUES: Final[dict[str, tuple[str, ...]]] = {
+    "SessionStart": ("startup", "resume", "clear", "compact", "fork"),
+    "SessionEnd": ("clear", "resume", "logout", "prompt_input_exit", "other"),
+    "PreCompact": ("manual", "auto"),
+    "PostCompact": ("manual", "auto"),
+    "Setup": ("init", "maintenance"),
+    "Notification": (
+        "permission_prompt",
+        "idle_prompt",
+        "auth_success",
+        "elicitation_dialog",
+        "agent_needs_input",
+        "agent_completed",
+        "elicitation_url_dialog",
+        "worker_permission_prompt",
+        "push_notification",
+        "computer_use_enter",
+        "computer_use_exit",
+        "quota_auto_resume_fired",
+        "quota_auto_resume_stale",
+        "quota_auto_resume_disabled",
+        "model_refusal_fallback",
+        "auth_storage_failure",
+        "plugin_notification",
+        "elicitation_complete",
+        "elicitation_response",
+    ),
+    "StopFailure": (
+        "rate_limit",
+        "overloaded",
+        "authentication_failed",
+        "oauth_org_not_allowed",
+        "account_on_hold",
+        "verification_required",
+        "billing_error",
+        "invalid_request",
+        "model_not_found",
+        "server_error",
+        "max_output_tokens",
+        "cloud_credential_error",
+        "unknown",
+    ),
+    "ConfigChange": (
+        "user_settings",
+        "project_settings",
+        "local_settings",
+        "policy_settings",
+        "skills",
+    ),
+    "InstructionsLoaded": (
+        "session_start",
+        "nested_traversal",
+        "path_glob_match",
+        "include",
+        "compact",
+    ),
+    "DirectoryAdded": ("slash_command", "register_repo_root"),
+}
+#: events whose subject was the agent's name before hookrails matched them as Claude does
+#: (on ``source`` and ``reason``): a matcher that names the agent and none of
+#: :data:`SUBJECT_VALUES` still matches every event there, with a warning
+LEGACY_AGENT_SUBJECT: Final = frozenset({"SessionStart", "SessionEnd"})
 #: events whose matcher Claude ignores (every registered hook fires)
 NO_MATCHER: Final = frozenset(name for name, subject in SUBJECTS.items() if subject is None)
 #: events whose subject is a tool name and that carry ``tool_input``: argument rules apply
