@@ -28,11 +28,13 @@ __all__ = [
     "OUTPUT_KEYS",
     "PERMISSION_EVENTS",
     "REFUSALS",
+    "SPECIFIC_KEYS",
     "SUBJECTS",
     "SUBJECT_VALUES",
     "TOOL_NAME_EVENTS",
+    "TOP_KEYS",
+    "TOP_LEVEL_OUTPUT",
     "UNPRIVILEGED_OUTPUT",
-    "WIRE_ONLY_KEYS",
 ]
 
 #: the events whose classes are written out in ``guardrails.events`` (the hot ones)
@@ -462,20 +464,20 @@ CONTEXT_EVENTS: Final = frozenset(
 #: (true when one hook says true), ``every`` (false when one hook says false), ``all``
 #: (lists are concatenated), ``join`` (texts joined by a blank line)
 OUTPUT_FIELDS: Final[dict[str, tuple[str, str]]] = {
-    "sessionTitle": ("string", "first"),
-    "suppressOriginalPrompt": ("boolean", "any"),
-    "initialUserMessage": ("string", "first"),
-    "watchPaths": ("array of strings", "all"),
-    "reloadSkills": ("boolean", "any"),
-    "classifierContext": ("string", "join"),
-    "updatedPermissions": ("array of objects", "all"),
-    "retry": ("boolean", "every"),
+    "sessionTitle": ("a string", "first"),
+    "suppressOriginalPrompt": ("a boolean", "any"),
+    "initialUserMessage": ("a string", "first"),
+    "watchPaths": ("an array of strings", "all"),
+    "reloadSkills": ("a boolean", "any"),
+    "classifierContext": ("a string", "join"),
+    "updatedPermissions": ("an array of objects", "all"),
+    "retry": ("a boolean", "every"),
     "action": ("accept, decline or cancel", "first"),
-    "content": ("object", "first"),
-    "worktreePath": ("string", "first"),
-    "displayContent": ("string", "first"),
-    "suppressOutput": ("boolean", "any"),
-    "terminalSequence": ("string", "first"),
+    "content": ("an object", "first"),
+    "worktreePath": ("a string", "first"),
+    "displayContent": ("a string", "first"),
+    "suppressOutput": ("a boolean", "any"),
+    "terminalSequence": ("a string", "first"),
 }
 #: the :data:`OUTPUT_FIELDS` that are top-level in Claude's answer (the rest go in
 #: ``hookSpecificOutput``, or in PermissionRequest's ``decision``)
@@ -499,8 +501,9 @@ OUTPUT_KEYS: Final[dict[str, frozenset[str]]] = {
     "MessageDisplay": frozenset({"displayContent"}),
 }
 #: Claude output keys hookrails reads into its own fields (``HookResult.from_claude``) or
-#: that only Claude's internals use: known, so never a typo
-WIRE_ONLY_KEYS: Final = frozenset(
+#: that only Claude's internals use, top level and in ``hookSpecificOutput``: known, so
+#: never a typo
+TOP_KEYS: Final = frozenset(
     {
         "continue",
         "continue_",
@@ -512,6 +515,10 @@ WIRE_ONLY_KEYS: Final = frozenset(
         "async",
         "async_",
         "asyncTimeout",
+    }
+)
+SPECIFIC_KEYS: Final = frozenset(
+    {
         "hookEventName",
         "permissionDecision",
         "permissionDecisionReason",
@@ -520,5 +527,6 @@ WIRE_ONLY_KEYS: Final = frozenset(
         "additionalContext",
         "updatedToolOutput",
         "updatedMCPToolOutput",
+        "decision",
     }
 )

@@ -17,9 +17,10 @@ import os
 import sys
 import time
 
+from .._event_table import HAND_WRITTEN
 from .._frozen import freeze, seal
 from ..errors import HookFailure, describe
-from ..events import STOP_EVENTS, TOOL_EVENTS
+from ..events import STOP_EVENTS, TOOL_EVENTS, TOOL_NAME_EVENTS
 from ..results import STOP_BLOCK_CAP, Decision
 from .approval import approve, approve_sync
 from .merge import Merge
@@ -40,6 +41,13 @@ _perf = time.perf_counter
 _get_ident = _thread.get_ident
 #: events that start a turn: a fresh injection budget, and a halt is over
 _NEW_TURN = frozenset({"UserPromptSubmit", "SessionStart"})
+#: events whose fields a hook could change in place: none (strings, and lists Claude sent
+#: for the record: a stop's background tasks), besides the tool events' input and output
+_PLAIN = frozenset(HAND_WRITTEN)
+#: events whose ask goes to the Guard's approver (the others' ask goes to the host)
+_APPROVED = frozenset({"PreToolUse"})
+#: events a halted session refuses until the next prompt: they would run something
+_HALTED_REFUSES = frozenset({"PreToolUse", "PreSkillShellCommand", "PermissionRequest"})
 #: the turns (one fresh token per turn) this context holds: a hook emitting into its own
 #: session re-enters instead of waiting on itself (hook threads inherit it); a token
 #: outlives its turn harmlessly, since only the current turn's token re-enters
@@ -160,10 +168,12 @@ def _begin(guard: Guard, event: Event, session: Session) -> Merge | Decision:
     is read-only: its input and output frozen, its attributes sealed (what a hook sees, it
     cannot change; the ledger keeps what the model sent)."""
     if type(event).__dict__.get("_unsealed") is None:
-        if event.event_name in TOOL_EVENTS:
+        if event.event_name in TOOL_NAME_EVENTS:
             event.tool_input = freeze(event.tool_input)  # type: ignore[attr-defined]
             if event.event_name == "PostToolUse":
                 event.tool_response = freeze(event.tool_response)  # type: ignore[attr-defined]
+        elif event.event_name not in _PLAIN:  # an event of the table: its objects and arrays
+            _freeze_fields(event)
         seal(event)
     if session.halted is not None:
         halted = halted_decision(event, session)
@@ -181,7 +191,12 @@ def _finish(
     """The merged decision, recorded (unless ``record`` is false); or ``(ask, True)`` when an
     approver must settle it first."""
     decision = merge.finish()
-    if decision.decision == "ask" and guard.approver is not None:
+    if (
+        decision.decision == "ask"
+        and guard.approver is not None
+        and not decision.deferred
+        and merge.name in _APPROVED
+    ):
         return decision, True
     if not record:
         return decision, False
@@ -286,7 +301,7 @@ def recorded(guard: Guard, decision: Decision, session: Session, owner: bool) ->
 
 def halted_decision(event: Event, session: Session) -> Decision | None:
     """The denial of a tool call in a session a hook halted (``None`` otherwise)."""
-    if session.halted is None or event.event_name != "PreToolUse":
+    if session.halted is None or event.event_name not in _HALTED_REFUSES:
         return None
     return Decision(
         event,
@@ -320,6 +335,18 @@ def seed_stop_blocks(guard: Guard, event: Event, session: Session) -> None:
     except Exception:  # an unreadable ledger only loses the count, never the decision
         return
     session.stop_blocks[key] = n
+
+
+def _freeze_fields(event: Event) -> None:
+    """Make the objects and arrays of an event of the table read-only (``tool_calls``,
+    ``requested_schema``, ...), as a tool event's input is."""
+    for name, value in _items(event):
+        if type(value) is dict or type(value) is list:
+            setattr(event, name, freeze(value))
+
+
+def _items(event: Event) -> list[tuple[str, Any]]:
+    return [(n, getattr(event, n)) for n in type(event).__slots__]
 
 
 def _ensure_tool_use_id(event: Event) -> None:

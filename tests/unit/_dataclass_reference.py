@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal, NamedTuple
 
 from guardrails.results import UNSET
 
-DecisionKind = Literal["allow", "deny", "ask", "block", "halt"]
+DecisionKind = Literal["allow", "deny", "ask", "defer", "block", "halt"]
 
 
 class FieldSpec(NamedTuple):
@@ -184,6 +184,7 @@ class HookResult:
     additional_context: str | None = None
     system_message: str | None = None
     annotations: dict[str, Any] | None = None
+    claude: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -200,6 +201,8 @@ class Decision:
     halted: bool = False
     notes: list[str] = field(default_factory=list)
     annotations: dict[str, Any] | None = None
+    deferred: bool = False
+    claude: dict[str, Any] | None = None
     _raw: list[Any] = field(default_factory=list, repr=False, compare=False)
 
 
