@@ -85,10 +85,12 @@ class _Undecided(Exception):
 class _State:
     """What is known so far, for the failure policy (filled as the run goes)."""
 
-    __slots__ = ("deadline_at", "definition", "event", "options", "payload")
+    __slots__ = ("deadline_at", "definition", "event", "options", "payload", "stdout_fd")
 
     def __init__(self, options: HookOptions) -> None:
         self.options = options
+        #: the real stdout while hooks run (their prints go to stderr): the watchdog's answer
+        self.stdout_fd = 1
         self.event: str | None = None  # canonical event name
         self.payload: Event | None = None
         self.definition: AgentDefinition | None = None
@@ -231,6 +233,8 @@ def _contain_exits() -> Any:
 def _run(options: HookOptions, stdin: bytes | None, problem: str | None) -> int:
     state = _State(options)
     held = _hold_stdout()
+    if held[1] is not None:
+        state.stdout_fd = held[1]
     try:
         answer = _decide(state, stdin, problem)
     except _Undecided as exc:
@@ -337,9 +341,20 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
             fallback = decision.reason or "blocked by hookrails"
         if ledger is not None:
             ledger.close()
+        if state.event == "WorktreeCreate":  # a command hook answers the path, as text
+            return _worktree_answer(decision, fallback)
         return 0, out, fallback
     finally:
         watchdog.release()  # cancels it, whichever way this ends
+
+
+def _worktree_answer(decision: Any, refusal: str) -> tuple[int, str, str]:
+    """WorktreeCreate: Claude reads a command hook's stdout as the new worktree's path and
+    fails the creation on any other exit than 0 (so a refusal exits 2 with its reason)."""
+    if refusal:
+        return 2, "", one_line(f"hookrails: {refusal}")
+    path = (decision.claude or {}).get("worktreePath", "")
+    return 0, path, ""
 
 
 def _payload(raw: bytes, state: _State) -> dict[str, Any]:
@@ -367,8 +382,8 @@ def _payload(raw: bytes, state: _State) -> dict[str, Any]:
         from ..events import EVENT_NAMES
 
         raise _Undecided(
-            f"event {name!r} is not one hookrails handles ({', '.join(EVENT_NAMES)} or Stop); "
-            "remove it from the hooks in settings.json",
+            f"event {name!r} is not a Claude Code hook event hookrails knows (it knows "
+            f"{', '.join(EVENT_NAMES)} and Stop); remove it from the hooks in settings.json",
             unknown_event=True,
         )
     state.event = event
@@ -394,14 +409,19 @@ def _ledger(options: HookOptions, definition: AgentDefinition) -> Ledger | None:
 
 
 def _failure(state: _State, message: str, *, unknown_event: bool = False) -> tuple[int, str, str]:
-    """The answer for an undecidable event: exit 2 (closed) or 1 (open), one stderr line."""
-    from .failure_policy import verdict
+    """The answer for an undecidable event: exit 2 (closed) or 1 (open), one stderr line
+    (a PermissionRequest that fails closed: exit 0 and the JSON deny, ``failure_exit``)."""
+    from .failure_policy import encode, failure_exit, undecided_output, verdict
 
     closed = not unknown_event and _fails_closed(state)
     line = one_line(f"hookrails: {message}; {verdict(state.event, closed)}")
     if not unknown_event:
         _record_failure(state, line, closed)
-    return (2 if closed else 1), "", line
+    code = failure_exit(state.event, closed)
+    if code == 0:  # PermissionRequest: Claude ignores exit 2, the refusal is the JSON deny
+        _stderr(line)  # (for the user's debug log; Claude reads only stdout here)
+        return 0, encode(undecided_output(state.event, line, closed)), line
+    return code, "", line
 
 
 def _fails_closed(state: _State) -> bool:
@@ -504,9 +524,12 @@ def _watchdog(state: _State, started: float) -> Any:
             if cancelled.acquire(timeout=left):
                 return  # the decision came first
         limit = round(state.deadline_at - started, 3)
-        code, _, line = _failure(state, f"no decision within {limit:g}s (the event's deadline)")
+        code, out, line = _failure(state, f"no decision within {limit:g}s (the event's deadline)")
         try:
-            os.write(2, (line + "\n").encode("utf-8", "replace"))
+            if out:  # a PermissionRequest refused: the JSON deny on the real stdout
+                os.write(state.stdout_fd, (out + "\n").encode("ascii"))
+            else:
+                os.write(2, (line + "\n").encode("utf-8", "replace"))
         finally:
             _REAL_EXIT(code)
 

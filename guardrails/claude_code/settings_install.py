@@ -46,12 +46,16 @@ import copy
 import json
 import math
 import os
+import re
 import shlex
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DefinitionError, SettingsError
+
+if TYPE_CHECKING:
+    from ..definition.model import AgentDefinition
 
 __all__ = [
     "DEFAULT_URL",
@@ -62,6 +66,7 @@ __all__ = [
     "is_ours",
     "settings_path",
     "uninstall",
+    "watched_files",
 ]
 
 HOOK_ROUTE = "/v1/claude/hook"
@@ -140,19 +145,23 @@ def is_ours(handler: Any) -> bool:
 _SERVE_BOOKKEEPING = frozenset({"UserPromptSubmit", "SessionEnd"})
 
 
-def _wire_events(config: str, http: bool = False) -> tuple[list[str], set[str], int]:
-    """The Claude event names to install, those that fail closed (``_policy``), and the
-    handlers' ``timeout`` (``_policy.settings_timeout``).
+def _wire_events(
+    config: str, http: bool = False
+) -> tuple[list[str], set[str], int, dict[str, str]]:
+    """The Claude event names to install, those whose handler gets ``onFailure: block``
+    (they fail closed, ``_policy``, and Claude honours it there), the handlers'
+    ``timeout`` (``_policy.settings_timeout``) and the Claude matchers to write.
 
     The events are those the definition binds, plus, for http hooks, the ones a
     long-lived server needs to keep its sessions right (they fail open when
     unbound: nothing there guards anything). Loading validates the whole file
     (every hook is imported) and fills the compiled-definition cache, so the
-    first hook process is fast too.
+    first hook process is fast too. The one Claude matcher written is FileChanged's:
+    Claude watches the files it names (:func:`watched_files`).
     """
     from ..definition.cache import load_definition
-    from ..events import EVENT_NAMES, event_class
-    from .failure_policy import fails_closed, settings_timeout
+    from ..events import EVENT_NAMES
+    from .failure_policy import fails_closed, on_failure_counts, settings_timeout
 
     definition = load_definition(config)
     events, closed = [], set()
@@ -160,11 +169,34 @@ def _wire_events(config: str, http: bool = False) -> tuple[list[str], set[str], 
     for name in EVENT_NAMES:
         if name not in bound and not (http and bound and name in _SERVE_BOOKKEEPING):
             continue
-        wire = event_class(name).wire_name
+        wire = "Stop" if name == "AgentStop" else name
         events.append(wire)
-        if name in bound and fails_closed(definition, name):
+        if name in bound and fails_closed(definition, name) and on_failure_counts(name):
             closed.add(wire)
-    return events, closed, settings_timeout(definition)
+    matchers = {}
+    files = watched_files(definition)
+    if files:
+        matchers["FileChanged"] = "|".join(files)
+    return events, closed, settings_timeout(definition), matchers
+
+
+def watched_files(definition: AgentDefinition) -> list[str]:
+    """The file names the definition's FileChanged matchers name: Claude watches only the
+    files its FileChanged matchers list (``.envrc|.env``), so ``install`` writes them as
+    the handler's matcher. A glob or a match-all matcher names none: the files to watch
+    then come from a hook's ``watchPaths`` (SessionStart, CwdChanged, FileChanged)."""
+    names: list[str] = []
+    for m in definition.hooks.get("FileChanged") or ():
+        source = m.matcher or ""
+        if not source or m.pattern.match_all or m.pattern.negate or _GLOB.search(source):
+            continue
+        for name in source.split("|"):
+            if name.strip() and name.strip() not in names:
+                names.append(name.strip())
+    return names
+
+
+_GLOB = re.compile(r"[*?\[\]{}()!]|^re:")
 
 
 def _hookrails_command(portable: bool) -> str:
@@ -212,7 +244,7 @@ def install(
     """
     project = os.path.abspath(project_dir or os.getcwd())
     path = settings_path(scope, project)
-    events, closed, timeout = _wire_events(config, http is not None)
+    events, closed, timeout, matchers = _wire_events(config, http is not None)
     wanted: dict[str, dict[str, Any]] = {}
     for event in events:
         if http is not None:
@@ -230,7 +262,7 @@ def install(
             handler["onFailure"] = "block"  # a hook that cannot answer refuses, never allows
         wanted[event] = handler
     before, data = _read(path)
-    removed, added = _merge(data, wanted)
+    removed, added = _merge(data, wanted, matchers)
     after = _dump(data, path) if removed or added else (before or "")  # unchanged: not reformatted
     kind = "http" if http is not None else "command"
     change = SettingsChange(path, before, after, events, removed, added, dry_run, kind)
@@ -253,10 +285,16 @@ def uninstall(
     return change
 
 
-def _merge(data: dict[str, Any], wanted: dict[str, dict[str, Any]]) -> tuple[int, int]:
-    """Remove our handlers except one identical to ``wanted[event]`` (kept where it is), then
-    append the missing ones. Groups, event lists and ``hooks`` emptied by us go; ones that
-    were empty before stay. Returns (removed, added)."""
+def _merge(
+    data: dict[str, Any],
+    wanted: dict[str, dict[str, Any]],
+    matchers: dict[str, str] | None = None,
+) -> tuple[int, int]:
+    """Remove our handlers except one identical to ``wanted[event]`` in a group with the
+    matcher ``matchers[event]`` (kept where it is), then append the missing ones. Groups,
+    event lists and ``hooks`` emptied by us go; ones that were empty before stay.
+    Returns (removed, added)."""
+    matchers = matchers or {}
     hooks = data.get("hooks")
     kept: set[str] = set()
     removed = 0
@@ -272,7 +310,11 @@ def _merge(data: dict[str, Any], wanted: dict[str, dict[str, Any]]) -> tuple[int
                 for handler in handlers:
                     if not is_ours(handler):
                         left.append(handler)
-                    elif event not in kept and handler == wanted.get(event):
+                    elif (
+                        event not in kept
+                        and handler == wanted.get(event)
+                        and group.get("matcher") == matchers.get(event)
+                    ):
                         left.append(handler)
                         kept.add(event)
                     else:
@@ -290,7 +332,10 @@ def _merge(data: dict[str, Any], wanted: dict[str, dict[str, Any]]) -> tuple[int
     if missing:
         hooks = data.setdefault("hooks", {})
         for event in missing:
-            hooks.setdefault(event, []).append({"hooks": [wanted[event]]})
+            group = {"hooks": [wanted[event]]}
+            if event in matchers:
+                group = {"matcher": matchers[event], **group}
+            hooks.setdefault(event, []).append(group)
     return removed, len(missing)
 
 

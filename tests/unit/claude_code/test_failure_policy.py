@@ -154,7 +154,11 @@ def test_undecided_output(event: str | None, closed: bool, output: dict[str, Any
     ("event", "closed", "words"),
     [
         ("PreToolUse", True, "the tool call is denied (fails closed)"),
-        ("AgentStop", True, "the Stop event is blocked (on_failure: block)"),
+        (
+            "AgentStop",
+            True,
+            "the Stop event is blocked (on_failure: block): the agent keeps working",
+        ),
         (None, True, "blocked (the event is unknown, so it fails closed)"),
         ("PostToolUse", False, "continuing (fails open)"),
     ],

@@ -214,10 +214,20 @@ def test_a_definition_that_binds_nothing_writes_nothing(project: Path) -> None:
     ("yaml_text", "blocking"),
     [
         ("  Stop:\n    - hooks: [{use: inject, with: {text: x}}]\n", set()),
-        (
+        (  # Claude ignores onFailure on Stop: hookrails' own exit 2 blocks it instead
             "  Stop:\n    - on_failure: block\n      hooks: [{use: inject, with: {text: x}}]\n",
-            {"Stop"},
+            set(),
         ),
+        (
+            "  ConfigChange:\n    - on_failure: block\n      hooks: [allow]\n",
+            {"ConfigChange"},
+        ),
+        (  # Claude cannot block a Notification: nothing fails closed there
+            "  Notification:\n    - on_failure: block\n      hooks: [allow]\n",
+            set(),
+        ),
+        ("  PreSkillShellCommand:\n    - hooks: [allow]\n", {"PreSkillShellCommand"}),
+        ("  PermissionRequest:\n    - hooks: [allow]\n", set()),
         (
             "  UserPromptSubmit:\n    - hooks: [{use: inject, with: {text: x}}]\n",
             {"UserPromptSubmit"},
@@ -228,7 +238,16 @@ def test_a_definition_that_binds_nothing_writes_nothing(project: Path) -> None:
             set(),
         ),
     ],
-    ids=["stop-default", "stop-block", "prompt-default", "prompt-continue"],
+    ids=[
+        "stop-default",
+        "stop-block",
+        "config-change-block",
+        "notification-block",
+        "skill-shell-default",
+        "permission-request-default",
+        "prompt-default",
+        "prompt-continue",
+    ],
 )
 def test_on_failure_block_is_written_where_the_event_fails_closed(
     yaml_text: str, blocking: set[str], project: Path
