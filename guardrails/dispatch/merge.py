@@ -202,6 +202,8 @@ class Merge:
             self.d.notes.append(f"{b.hook.name}: {refusal}; its {r.decision} stands")
         d = self.d
         outcome = r.decision or "noop"
+        if outcome == "defer":
+            outcome = "ask"  # the ledger's outcomes: a defer is the host's ask, for later
         kind = r.decision
         message = r.message
         if len(message) > MESSAGE_CAP:
