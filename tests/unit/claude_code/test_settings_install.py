@@ -543,3 +543,23 @@ def test_the_installed_command_enforces_the_deny(
         "rm -rf is not allowed",
     )
     assert (other / ".hookrails" / "ledger.db").is_file()  # recorded, by the default rule
+
+
+@pytest.mark.parametrize(
+    ("matchers", "written"),
+    [
+        (["'.envrc|.env'", "pyproject.toml"], ".envrc|.env|pyproject.toml"),
+        (["'*.toml'", ".envrc"], ".envrc"),  # a glob names no file Claude could watch
+        (["'*'"], None),
+    ],
+)
+def test_file_changed_is_installed_with_the_files_to_watch(
+    matchers: list[str], written: str | None, project: Path
+) -> None:
+    """Claude watches only the files its FileChanged matchers name."""
+    entries = "".join(f"    - matcher: {m}\n      hooks: [allow]\n" for m in matchers)
+    (project / "watch.yaml").write_text("hooks:\n  FileChanged:\n" + entries)
+    assert run("install", "--config", "watch.yaml")[0] == 0
+    (group,) = settings(project)["hooks"]["FileChanged"]
+    assert group.get("matcher") == written
+    assert run("install", "--config", "watch.yaml")[1].strip().endswith("no change")
