@@ -3,26 +3,32 @@
 Claude Code writes the event's JSON to stdin and reads the exit code:
 
 * exit 0: stdout is the merged :class:`~guardrails.Decision` as Claude hook JSON
-  (``Decision.to_claude()``; a deny or a block is in that JSON);
+  (``Decision.to_claude()``; a deny or a block is in that JSON); WorktreeCreate's
+  stdout is the new worktree's path, as text, which is how Claude reads it;
 * exit 2 with one line on stderr: the event could not be decided and fails
   closed (PreToolUse: the tool does not run; UserPromptSubmit: the prompt is
-  erased; Stop and SubagentStop: the agent keeps going);
+  erased; Stop and SubagentStop: the agent keeps going; ``REFUSALS`` says what
+  each event's refusal does);
 * exit 1 with one line on stderr: the event could not be decided and fails
   open (Claude shows the line and goes ahead).
 
-What "could not be decided" covers: unreadable stdin, an event hookrails does
-not handle, a missing or invalid definition, a hook module that fails to
+What "could not be decided" covers: unreadable stdin, an event Claude Code does
+not have, a missing or invalid definition, a hook module that fails to
 import, a crash anywhere (a hook's ``SystemExit`` included), and no answer
 within the definition's ``event_budget`` (a watchdog answers instead). How it
-fails: PreToolUse always closed, so a crash never lets a tool run; any other
-event closed when one of its matchers has ``on_failure: block`` (the default
-for UserPromptSubmit), open when all of them continue, and by the default of
-docs/design.md §5 when its matchers cannot be read. When stdin cannot be read, the event
-is the ``--event`` the installer wrote into the command, and unknown without
-it: then it fails closed, since it may be a PreToolUse. An event name that is
-not one of hookrails' (say ``Notification``) fails open: no definition can bind
-it. A hook that fails inside a readable definition is the Guard's business as
-everywhere else: its matcher's ``on_failure`` shapes the decision.
+fails: PreToolUse always closed, so a crash never lets a tool run; another event
+Claude lets a hook refuse closed when one of its matchers has ``on_failure:
+block`` (the default for UserPromptSubmit, UserPromptExpansion and
+PreSkillShellCommand), open when all of them continue, and by the default of
+docs/design.md §5 when its matchers cannot be read; an event Claude cannot block
+(Notification, SessionStart, ...) always open. A PermissionRequest that fails
+closed exits 0 with its deny as JSON: Claude ignores exit 2 there
+(``failure_policy.failure_exit``). When stdin cannot be read, the event is the
+``--event`` the installer wrote into the command, and unknown without it: then it
+fails closed, since it may be a PreToolUse. An event name Claude Code does not
+have fails open: no definition can bind it. A hook that fails inside a readable
+definition is the Guard's business as everywhere else: its matcher's
+``on_failure`` shapes the decision.
 
 Start-up cost is the point of this module's shape: the console entry calls
 :func:`main` without importing click, the definition comes from the compiled
