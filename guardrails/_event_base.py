@@ -10,7 +10,10 @@ in :mod:`guardrails.events`, which registers them here.
 
 from __future__ import annotations
 
-from ._dataclass_free import DICT, field_annotations, field_names, named_tuple, record
+import _thread
+
+from ._dataclass_free import DICT, LIST, field_annotations, field_names, named_tuple, record
+from ._event_table import BUILT, HAND_WRITTEN, NAMES
 from .errors import EventError
 
 TYPE_CHECKING = False
@@ -28,10 +31,12 @@ __all__ = [
     "wire_fields",
 ]
 
-#: canonical event name -> its class, in registration order (``register``)
+#: canonical event name -> its class, built or registered (``register``, ``_build``)
 _CLASSES: dict[str, type[Event]] = {}
 #: the names Claude sends for an event whose canonical name differs (``Stop``: AgentStop)
-_ALIASES: dict[str, str] = {}
+_ALIASES: dict[str, str] = {"Stop": "AgentStop"}
+#: every canonical event name, whether its class exists yet or not
+_KNOWN: frozenset[str] = frozenset(NAMES)
 
 
 def register(*classes: type[Event]) -> None:
@@ -43,19 +48,19 @@ def register(*classes: type[Event]) -> None:
 
 
 def known_event_name(name: str | None) -> str | None:
-    """The canonical name of an event name or alias (``Stop``); ``None`` if hookrails has none."""
+    """The canonical name of an event name or alias (``Stop``); ``None`` if Claude has none."""
     if name is None:
         return None
     name = _ALIASES.get(name, name)
-    return name if name in _CLASSES else None
+    return name if name in _KNOWN else None
 
 
 def canonical_event_name(name: str) -> str:
     """Map an event name or alias (``Stop``) to its canonical name, or raise."""
     name = _ALIASES.get(name, name)
-    if name not in _CLASSES:
+    if name not in _KNOWN:
         raise EventError(
-            f"unknown event {name!r}; expected one of {', '.join(_CLASSES)} "
+            f"unknown event {name!r}; expected one of {', '.join(NAMES)} "
             f"(or {', '.join(_ALIASES)})",
             field="hook_event_name",
         )
@@ -63,8 +68,10 @@ def canonical_event_name(name: str) -> str:
 
 
 def event_class(name: str) -> type[Event]:
-    """The event class for a canonical name or alias."""
-    return _CLASSES[canonical_event_name(name)]
+    """The event class for a canonical name or alias (built on first use, see ``_build``)."""
+    canonical = canonical_event_name(name)
+    cls = _CLASSES.get(canonical)
+    return cls if cls is not None else _build(canonical)
 
 
 def wire_fields(name: str) -> dict[str, FieldSpec]:
@@ -166,8 +173,7 @@ class Event:
         raw_name = payload.get("hook_event_name")
         if not isinstance(raw_name, str):
             raise EventError("missing or not a string", field="hook_event_name")
-        cls = _CLASSES[canonical_event_name(raw_name)]
-        return cls._from_payload(payload)
+        return event_class(raw_name)._from_payload(payload)
 
     @classmethod
     def _from_payload(cls, payload: dict[str, Any]) -> Event:
@@ -211,7 +217,8 @@ class Event:
 
     @property
     def subject(self) -> str | None:
-        """What matchers test: tool name, agent type, or ``None`` for the agent's name."""
+        """What matchers test (the event's ``subject_field``: a tool name, an agent type, a
+        source, ...), or ``None`` on an event whose matcher Claude ignores: the agent's name."""
         if self.subject_field is None:
             return None
         value = getattr(self, self.subject_field)
@@ -304,3 +311,80 @@ def _fields(cls: type[Event]) -> dict[str, FieldSpec]:
     if found is None:
         found = _FIELDS[cls] = _wire_fields(cls)
     return found
+
+
+# --- the classes built from the table ------------------------------------------------
+
+
+def _build(name: str) -> type[Event]:
+    """The class of a :data:`~guardrails._event_table.BUILT` event, made from its row the
+    first time it is asked for: a hook process pays for the one event it decides, not for
+    34. Its ``__init__`` is written as source and compiled once (a hand-written one, as
+    :func:`~guardrails._dataclass_free.record` requires), about 0.1 ms."""
+    if name in HAND_WRITTEN:  # registered when guardrails.events is imported (by name: a
+        __import__("guardrails.events")  # static import would be a cycle for type checkers)
+        return _CLASSES[name]
+    with _BUILDING:  # two threads asking at once get the same class
+        found = _CLASSES.get(name)
+        return found if found is not None else _make(name)
+
+
+def _make(name: str) -> type[Event]:
+    subject, required, specs, doc = BUILT[name]
+    own = [spec.split(": ", 1) for spec in specs]
+    base: Any = Event.__init__
+    defaults: dict[str, Any] = dict(base.__kwdefaults__)
+    annotations: dict[str, str] = dict(base.__annotations__)
+    # annotations stay text: compile() inherits this module's `from __future__ import annotations`
+    params = [f"{n}: {annotations[n]} = _defaults[{n!r}]" for n in field_names(Event)]
+    body = []
+    for field, annotation in own:
+        factory = "" if "None" in annotation else _FACTORIES.get(annotation.split("[", 1)[0], "")
+        if factory:  # a required object or array: a fresh one per event
+            fresh = f"{factory}.factory() if {field} is {factory} else {field}"
+            body.append(f"    self.{field} = {fresh}")
+            default = factory
+        else:
+            body.append(f"    self.{field} = {field}")
+            default = '""' if annotation == "str" else "None"
+        params.append(f"{field}: {annotation} = {default}")
+    passed = ", ".join(f"{n}={n}" for n in field_names(Event))
+    source = (
+        f"def __init__(self, *, {', '.join(params)}) -> None:\n"
+        + "\n".join(body)
+        + f"\n    _base_init(self, {passed})\n"
+    )
+    scope: dict[str, Any] = {"_defaults": defaults, "_base_init": base, "DICT": DICT, "LIST": LIST}
+    exec(compile(source, f"<hookrails event {name}>", "exec"), scope)
+    init = scope["__init__"]
+    init.__qualname__ = f"{name}.__init__"
+    init.__module__ = "guardrails.events"
+    namespace: dict[str, Any] = {
+        "__slots__": tuple(field for field, _ in own),
+        "__module__": "guardrails.events",
+        "__qualname__": name,
+        "__doc__": doc,
+        "__annotations__": dict(own),
+        "__init__": init,
+        "event_name": name,
+        "wire_name": name,
+        "subject_field": subject,
+        "required": required,
+    }
+    if subject == "file_name":  # FileChanged: Claude matches the file's basename
+        namespace["file_name"] = property(_file_name, doc="The basename of ``file_path``.")
+    cls = record(kw_only=True, slots=True)(type(name, (Event,), namespace))
+    register(cls)
+    return cls
+
+
+#: the ``__init__`` default of a required field of this type: a fresh value per event
+_FACTORIES = {"dict": "DICT", "list": "LIST"}
+_BUILDING = _thread.allocate_lock()
+
+
+def _file_name(event: Any) -> str:
+    path = event.file_path
+    if not isinstance(path, str):
+        return ""
+    return path.rsplit("/", 1)[-1].rsplit("\\", 1)[-1]

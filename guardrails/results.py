@@ -8,13 +8,22 @@ process imports this module on every event.
 from __future__ import annotations
 
 from ._dataclass_free import LIST, named_tuple, record
+from ._event_table import (
+    CONTEXT_EVENTS,
+    OUTPUT_FIELDS,
+    PERMISSION_EVENTS,
+    SPECIFIC_KEYS,
+    TOP_KEYS,
+    TOP_LEVEL_OUTPUT,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from dataclasses import Field
     from typing import Any, ClassVar, Final, Literal, NamedTuple, TypeAlias
 
-    DecisionKind: TypeAlias = Literal["allow", "deny", "ask", "block", "halt"]
+    DecisionKind: TypeAlias = Literal["allow", "deny", "ask", "defer", "block", "halt"]
 
 __all__ = [
     "INJECTION_CAP",
@@ -28,7 +37,7 @@ __all__ = [
     "ModelContext",
 ]
 
-_KINDS: Final = frozenset({"allow", "deny", "ask", "block", "halt"})
+_KINDS: Final = frozenset({"allow", "deny", "ask", "defer", "block", "halt"})
 #: characters one hook may add as context for the model in one event (more is cut)
 INJECTION_CAP: Final = 10_000
 #: blocked stops in a row after which a stop is let through (no endless "keep working")
@@ -42,7 +51,7 @@ def __getattr__(name: str) -> Any:
     if name == "DecisionKind":
         import typing
 
-        value = typing.Literal["allow", "deny", "ask", "block", "halt"]
+        value = typing.Literal["allow", "deny", "ask", "defer", "block", "halt"]
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -77,8 +86,12 @@ UNSET: Final = _Unset()
 class HookResult:
     """One hook's answer. Build it with the constructors, e.g. ``HookResult.deny(...)``.
 
-    ``decision`` is one of allow, deny, ask (PreToolUse), block (prompt, stop and
-    post events; on PreToolUse it means deny) and halt (end the whole agent).
+    ``decision`` is one of allow, deny, ask (the permission events: PreToolUse,
+    PermissionRequest, PreSkillShellCommand, PreModelSwitch), defer (PreToolUse and
+    PreSkillShellCommand: a headless session pauses), block (the other events Claude
+    lets a hook refuse; on a permission event it means deny) and halt (end the whole
+    agent). ``claude`` holds Claude output fields hookrails has no name for, by their
+    wire names (``{"sessionTitle": ..., "watchPaths": [...]}``: docs/concepts.md).
     """
 
     __slots__ = (  # noqa: RUF023  # field order, as @dataclass(slots=True) writes it
@@ -90,6 +103,7 @@ class HookResult:
         "additional_context",
         "system_message",
         "annotations",
+        "claude",
     )
     if TYPE_CHECKING:
         __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
@@ -103,6 +117,9 @@ class HookResult:
     system_message: str | None
     #: facts about the call for the ledger (e.g. ``{"intent": ...}``); merged across hooks
     annotations: dict[str, Any] | None
+    #: Claude output fields by wire name (``sessionTitle``, ``watchPaths``, ...), checked here
+    #: and applied where Claude reads them (the Guard notes and drops the rest)
+    claude: dict[str, Any] | None
 
     def __init__(
         self,
@@ -114,6 +131,7 @@ class HookResult:
         additional_context: str | None = None,
         system_message: str | None = None,
         annotations: dict[str, Any] | None = None,
+        claude: dict[str, Any] | None = None,
     ) -> None:
         self.decision = decision
         self.reason = reason
@@ -123,6 +141,7 @@ class HookResult:
         self.additional_context = additional_context
         self.system_message = system_message
         self.annotations = annotations
+        self.claude = claude
         self.__post_init__()
 
     def __post_init__(self) -> None:
@@ -130,6 +149,13 @@ class HookResult:
             raise ValueError(f"decision must be one of {sorted(_KINDS)}, got {self.decision!r}")
         if self.updated_input is not None and not isinstance(self.updated_input, dict):
             raise ValueError("updated_input must be a dict (the whole new input)")
+        if self.claude is not None:
+            if not isinstance(self.claude, dict):
+                raise ValueError("claude must be a dict of Claude output fields")
+            for key, value in self.claude.items():
+                problem = output_problem(key, value)
+                if problem is not None:
+                    raise ValueError(f"claude: {problem}")
 
     @classmethod
     def allow(cls, reason: str | None = None) -> HookResult:
@@ -143,6 +169,12 @@ class HookResult:
     @classmethod
     def ask(cls, reason: str) -> HookResult:
         return cls("ask", reason)
+
+    @classmethod
+    def defer(cls, reason: str | None = None) -> HookResult:
+        """Leave the call to the host for later: a headless (``-p``, SDK) session pauses,
+        and resuming it asks again (PreToolUse and PreSkillShellCommand)."""
+        return cls("defer", reason)
 
     @classmethod
     def modify(
@@ -177,23 +209,23 @@ class HookResult:
 
     @classmethod
     def from_claude(cls, data: Any) -> HookResult:
-        """Read a Claude hook output dict (SDK callback or command-hook stdout).
+        """Read a Claude hook output dict (SDK callback, command-hook stdout, http body).
 
-        Raises ``ValueError`` naming the offending field for output Claude would reject.
+        Every field Claude (2.1.332) reads on some event is taken; a field that only
+        other events read is dropped by the Guard with a note, as Claude drops it.
+        Raises ``ValueError`` naming the offending field for a key Claude knows on no
+        event (a typo, ``permisionDecision``, must not pass as "no opinion") and for a
+        value Claude would reject.
         """
         if not isinstance(data, dict):
             raise ValueError(f"expected a dict, got {type(data).__name__}")
-        unknown = sorted(set(data) - _CLAUDE_KEYS)
-        if unknown:  # a typo (``permisionDecision``) must not pass as "no opinion"
-            raise ValueError(f"unknown key {unknown[0]!r} in a Claude hook output")
+        _known_keys(data, "", _TOP_KEYS)
         out = cls()
         spec = data.get("hookSpecificOutput")
         if spec is not None:
             if not isinstance(spec, dict):
                 raise ValueError("hookSpecificOutput must be an object")
-            unknown = sorted(set(spec) - _CLAUDE_SPECIFIC_KEYS)
-            if unknown:
-                raise ValueError(f"unknown key {unknown[0]!r} in hookSpecificOutput")
+            _known_keys(spec, "hookSpecificOutput.", _SPECIFIC_KEYS)
             perm = spec.get("permissionDecision")
             if perm is not None:
                 if perm not in ("allow", "deny", "ask", "defer"):
@@ -201,7 +233,7 @@ class HookResult:
                         f"hookSpecificOutput.permissionDecision must be allow, deny, ask or "
                         f"defer, got {perm!r}"
                     )
-                out.decision = "ask" if perm == "defer" else perm
+                out.decision = perm
                 out.reason = _opt_str(spec, "permissionDecisionReason", "hookSpecificOutput")
             upd = spec.get("updatedInput")
             if upd is not None:
@@ -212,6 +244,10 @@ class HookResult:
             for key in ("updatedToolOutput", "updatedMCPToolOutput"):
                 if key in spec:
                     out.updated_output = spec[key]
+            if spec.get("decision") is not None:
+                _permission_request(out, spec["decision"])
+            _take_output(out, spec, "hookSpecificOutput.")
+        _take_output(out, data, "")
         top = data.get("decision")
         if top is not None:
             if top == "block":
@@ -232,45 +268,98 @@ class HookResult:
         return out
 
 
-#: what Claude Code (2.1.x) accepts in a hook output; anything else is a mistake
-_CLAUDE_KEYS: Final = frozenset(
-    {
-        "continue",
-        "continue_",
-        "suppressOutput",
-        "stopReason",
-        "decision",
-        "reason",
-        "systemMessage",
-        "hookSpecificOutput",
-        "async",
-        "async_",
-        "asyncTimeout",
-        "terminalSequence",
-    }
-)
-_CLAUDE_SPECIFIC_KEYS: Final = frozenset(
-    {
-        "hookEventName",
-        "permissionDecision",
-        "permissionDecisionReason",
-        "updatedInput",
-        "additionalContext",
-        "updatedToolOutput",
-        "updatedMCPToolOutput",
-        "sessionTitle",
-        "suppressOriginalPrompt",
-        "initialUserMessage",
-        "watchPaths",
-        "reloadSkills",
-        "decision",
-        "retry",
-        "action",
-        "content",
-        "worktreePath",
-        "displayContent",
-    }
-)
+#: the output field Claude reads inside PermissionRequest's ``decision`` only
+_IN_DECISION: Final = frozenset({"updatedPermissions"})
+#: the keys Claude knows in a hook's answer, top level and in ``hookSpecificOutput``
+_TOP_KEYS: Final = TOP_KEYS | TOP_LEVEL_OUTPUT
+_SPECIFIC_KEYS: Final = SPECIFIC_KEYS | (frozenset(OUTPUT_FIELDS) - TOP_LEVEL_OUTPUT - _IN_DECISION)
+_ACTIONS: Final = ("accept", "decline", "cancel")
+#: a Claude output field's JSON type -> the Python check of a value
+_CHECKS: Final[dict[str, Callable[[Any], bool]]] = {
+    "a string": lambda v: isinstance(v, str),
+    "a boolean": lambda v: isinstance(v, bool),
+    "an object": lambda v: isinstance(v, dict),
+    "accept, decline or cancel": lambda v: v in _ACTIONS,
+    "an array of strings": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+    "an array of objects": lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v),
+}
+
+
+def output_problem(key: str, value: Any) -> str | None:
+    """What is wrong with ``value`` as the Claude output field ``key`` (``None``: nothing)."""
+    found = OUTPUT_FIELDS.get(key)
+    if found is None:
+        return f"unknown Claude output field {key!r}; expected one of {', '.join(OUTPUT_FIELDS)}"
+    if _CHECKS[found[0]](value):
+        return None
+    return f"{key} must be {found[0]}, got {_json_kind(value)}"
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    for tp, name in ((bool, "a boolean"), (str, "a string"), (dict, "an object")):
+        if isinstance(value, tp):
+            return f"{name} ({value!r:.40})"
+    if isinstance(value, list):
+        return f"an array ({value!r:.40})"
+    return f"{type(value).__name__} ({value!r:.40})"
+
+
+def _known_keys(data: dict[str, Any], where: str, known: frozenset[str]) -> None:
+    unknown = sorted(str(k) for k in set(data) - known)
+    if not unknown:
+        return
+    import difflib  # the error path only
+
+    close = difflib.get_close_matches(unknown[0], sorted(known), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise ValueError(f"unknown key {where}{unknown[0]!r} in a Claude hook output{hint}")
+
+
+def _take_output(out: HookResult, data: dict[str, Any], where: str) -> None:
+    """The :data:`OUTPUT_FIELDS` in ``data`` (one level of a Claude answer), checked."""
+    for key, value in data.items():
+        if key in OUTPUT_FIELDS and (where.endswith("decision.") or key not in _IN_DECISION):
+            problem = output_problem(key, value)
+            if problem is not None:
+                raise ValueError(where + problem)
+            if out.claude is None:
+                out.claude = {}
+            out.claude[key] = value
+
+
+_ALLOW_KEYS: Final = frozenset({"behavior", "updatedInput", "updatedPermissions"})
+_DENY_KEYS: Final = frozenset({"behavior", "message", "interrupt"})
+
+
+def _permission_request(out: HookResult, decision: Any) -> None:
+    """PermissionRequest's ``decision: {behavior, updatedInput?, updatedPermissions?,
+    message?, interrupt?}`` as the hook's allow or deny (an interrupting deny: halt)."""
+    where = "hookSpecificOutput.decision"
+    if not isinstance(decision, dict):
+        raise ValueError(f"{where} must be an object")
+    behavior = decision.get("behavior")
+    if behavior == "allow":
+        _known_keys(decision, where + ".", _ALLOW_KEYS)
+        out.decision = "allow"
+        upd = decision.get("updatedInput")
+        if upd is not None:
+            if not isinstance(upd, dict):
+                raise ValueError(f"{where}.updatedInput must be an object")
+            out.updated_input = upd
+        if decision.get("updatedPermissions") is not None:
+            _take_output(out, {"updatedPermissions": decision["updatedPermissions"]}, where + ".")
+    elif behavior == "deny":
+        _known_keys(decision, where + ".", _DENY_KEYS)
+        message = _opt_str(decision, "message", where)
+        interrupt = decision.get("interrupt")
+        if interrupt is not None and not isinstance(interrupt, bool):
+            raise ValueError(f"{where}.interrupt must be a boolean")
+        out.decision = "halt" if interrupt else "deny"
+        out.reason = message or out.reason
+    else:
+        raise ValueError(f"{where}.behavior must be allow or deny, got {behavior!r}")
 
 
 def _opt_str(d: dict[str, Any], key: str, where: str) -> str | None:
@@ -340,9 +429,11 @@ class Decision:
     ``event`` is the event as it arrived; ``updated_input`` / ``updated_output``
     carry what the hooks rewrote (``tool_input`` gives the input to run with).
 
-    ``decision`` is ``allow``, ``deny`` or ``ask`` (PreToolUse); ``blocked`` and
-    ``halted`` carry the stop/prompt semantics. ``explicit`` is false when no hook
-    expressed a permission, so a host keeps its own permission flow.
+    ``decision`` is ``allow``, ``deny`` or ``ask`` (the permission events; ``deferred``:
+    the ask is a ``defer``, left to the host for later); ``blocked`` and ``halted``
+    carry the refusals of the other events. ``explicit`` is false when no hook
+    expressed a permission, so a host keeps its own permission flow. ``claude``: the
+    merged Claude output fields (``HookResult.claude``) of this event.
     """
 
     __slots__ = (  # noqa: RUF023  # field order, as @dataclass(slots=True) writes it
@@ -358,6 +449,8 @@ class Decision:
         "halted",
         "notes",
         "annotations",
+        "deferred",
+        "claude",
         "_raw",
     )
     if TYPE_CHECKING:
@@ -376,6 +469,10 @@ class Decision:
     notes: list[str]
     #: facts hooks attached to the call (``HookResult.annotations``), stored with it
     annotations: dict[str, Any] | None
+    #: the ``ask`` is a ``defer``: the host pauses, and asks again when resumed
+    deferred: bool
+    #: Claude output fields the hooks gave (``HookResult.claude``), merged
+    claude: dict[str, Any] | None
     #: hook outcomes; the dispatcher appends cheap raw tuples, ``runs`` types them
     _raw: list[Any]
 
@@ -393,6 +490,8 @@ class Decision:
         halted: bool = False,
         notes: list[str] = LIST,
         annotations: dict[str, Any] | None = None,
+        deferred: bool = False,
+        claude: dict[str, Any] | None = None,
         _raw: list[Any] = LIST,
     ) -> None:
         self.event = event
@@ -407,6 +506,8 @@ class Decision:
         self.halted = halted
         self.notes = [] if notes is LIST else notes
         self.annotations = annotations
+        self.deferred = deferred
+        self.claude = claude
         self._raw = [] if _raw is LIST else _raw
 
     @property
@@ -447,9 +548,10 @@ class Decision:
         return getattr(self.event, "tool_input", None)
 
     def refuse_halted(self, why: str) -> None:
-        """Deny this PreToolUse after all: its session was halted (``why``) by an event the
-        ledger recorded first (a sibling call in another process). What its hooks added for
-        the model is dropped; their runs stay recorded (docs/design.md §5)."""
+        """Deny this call after all (PreToolUse, PreSkillShellCommand, PermissionRequest):
+        its session was halted (``why``) by an event the ledger recorded first (a sibling
+        call in another process). What its hooks added for the model is dropped; their runs
+        stay recorded (docs/design.md §5)."""
         self.decision, self.explicit, self.halted = "deny", True, True
         self.reason = f"the agent was halted: {why}"
         self.cut_context(0, quiet=True)
@@ -482,26 +584,41 @@ class Decision:
         self.injections = kept
 
     def to_claude(self) -> dict[str, Any]:
-        """The Claude hook output JSON for this decision (SDK callback or command stdout)."""
+        """The Claude hook output JSON for this decision (SDK callback, command stdout, http
+        body): each field only on the events where Claude reads it (docs/concepts.md)."""
         name = self.event_name
         wire = getattr(self.event, "hook_event_name", name) or name
         out: dict[str, Any] = {}
         spec: dict[str, Any] = {}
-        if name == "PreToolUse":
-            if self.explicit or self.denied:
-                spec["permissionDecision"] = self.decision
+        if name in PERMISSION_EVENTS:
+            if name == "PermissionRequest":
+                answer = self._permission_request()
+                if answer is not None:
+                    spec["decision"] = answer
+            elif self.explicit or self.denied:
+                spec["permissionDecision"] = "defer" if self.deferred else self.decision
                 if self.reason:
                     spec["permissionDecisionReason"] = self.reason
-            if self.updated_input is not None and not self.denied:
+            if name == "PreToolUse" and self.updated_input is not None and not self.denied:
                 spec["updatedInput"] = self.updated_input
         elif self.blocked:
             out["decision"] = "block"
             out["reason"] = self.reason or "blocked by hook"
+            if name in _ELICITATIONS:
+                spec["action"] = "decline"
         if name == "PostToolUse" and self.updated_output is not UNSET:
             spec["updatedToolOutput"] = self.updated_output
+            if str(getattr(self.event, "tool_name", "")).startswith("mcp__"):
+                spec["updatedMCPToolOutput"] = self.updated_output  # older CLIs read this
         ctx = self.additional_context
-        if ctx and name != "SessionEnd":
+        if ctx and name in CONTEXT_EVENTS:
             spec["additionalContext"] = ctx
+        if self.claude:
+            for key, value in self.claude.items():
+                if key in TOP_LEVEL_OUTPUT:
+                    out[key] = value
+                elif key not in spec and key not in _IN_DECISION:
+                    spec[key] = value
         if spec:
             out["hookSpecificOutput"] = {"hookEventName": wire, **spec}
         if self.halted:
@@ -510,3 +627,21 @@ class Decision:
         if self.system_messages:
             out["systemMessage"] = "\n".join(self.system_messages)
         return out
+
+    def _permission_request(self) -> dict[str, Any] | None:
+        """PermissionRequest's ``decision``; ``None`` (no opinion, or ask): Claude asks."""
+        if self.halted:
+            return {"behavior": "deny", "message": self.reason or "halted", "interrupt": True}
+        if self.denied:
+            return {"behavior": "deny", "message": self.reason or "denied by hook"}
+        if not self.explicit or self.decision != "allow":
+            return None
+        answer: dict[str, Any] = {"behavior": "allow"}
+        if self.updated_input is not None:
+            answer["updatedInput"] = self.updated_input
+        if self.claude and "updatedPermissions" in self.claude:
+            answer["updatedPermissions"] = self.claude["updatedPermissions"]
+        return answer
+
+
+_ELICITATIONS: Final = frozenset({"Elicitation", "ElicitationResult"})

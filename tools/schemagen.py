@@ -75,6 +75,9 @@ def main() -> None:
     path = Path(SQL_DIR) / "schema.sql"
     path.write_text(schema_sql(), encoding="utf-8")
     print(f"wrote {path.relative_to(root.parent)}")
+    from tools import eventstubs
+
+    eventstubs.main()
 
 
 if __name__ == "__main__":

@@ -5,9 +5,11 @@ claude install`` (the handlers' ``onFailure`` and ``timeout``) and the
 claude-agent-sdk dispatcher ask the same questions, and answer them here:
 
 * does the event fail closed? :func:`fails_closed`: PreToolUse always (a crash
-  never lets a tool run); another event when one of its matchers says
-  ``on_failure: block`` (the default of UserPromptSubmit), by the default of docs/design.md §5
-  when the definition does not bind it;
+  never lets a tool run); an event Claude lets a hook refuse (``REFUSALS``) when one
+  of its matchers says ``on_failure: block`` (the default of UserPromptSubmit,
+  UserPromptExpansion and PreSkillShellCommand), by the default of docs/design.md §5
+  when the definition does not bind it; never an event Claude cannot block
+  (Notification, SessionStart, ...): a refusal there would mean nothing;
 * how long may deciding it take? :func:`deadline` per event, and
   :func:`settings_timeout` for Claude's own ``timeout``, always longer, so
   Claude never gives up on a hook before our own watchdog answers;
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import json
 
+from .._event_table import ON_FAILURE_EVENTS, PERMISSION_EVENTS, REFUSALS
 from ..errors import OutputError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
@@ -50,6 +53,8 @@ __all__ = [
     "fails_closed",
     "fails_closed_with",
     "failure_decision",
+    "failure_exit",
+    "on_failure_counts",
     "record_undecided",
     "salvage_event",
     "settings_timeout",
@@ -89,6 +94,8 @@ def fails_closed(
         return unknown
     if name == "PreToolUse":
         return True
+    if name not in REFUSALS:
+        return False
     matchers = definition.hooks.get(name) if definition is not None else None
     return fails_closed_with(name, [m.on_failure for m in matchers or ()])
 
@@ -101,11 +108,28 @@ def fails_closed_with(event_name: str, on_failures: Iterable[str | None]) -> boo
     name = _canonical(event_name) or event_name
     if name == "PreToolUse":
         return True
+    if name not in REFUSALS:
+        return False
     default = DEFAULT_ON_FAILURE.get(name, "continue")
     values = list(on_failures)
     if not values:
         return default == "block"
     return any((v or default) == "block" for v in values)
+
+
+def on_failure_counts(event_name: str | None) -> bool:
+    """Whether Claude honours a handler's ``onFailure: block`` on ``event_name`` (a hook
+    that could not run counts as a refusal there); elsewhere Claude ignores it."""
+    return _canonical(event_name) in ON_FAILURE_EVENTS
+
+
+def failure_exit(event_name: str | None, closed: bool) -> int:
+    """``hookrails hook``'s exit code for an undecided event: 1 (Claude goes ahead), or 2
+    when it fails closed; 0 for a PermissionRequest that fails closed, whose refusal is the
+    JSON deny on stdout (:func:`undecided_output`): Claude ignores its exit 2."""
+    if not closed:
+        return 1
+    return 0 if _canonical(event_name) == "PermissionRequest" else 2
 
 
 def deadline(definition: AgentDefinition, event_name: str) -> float:
@@ -148,26 +172,37 @@ def verdict(event_name: str | None, closed: bool) -> str:
     if name is None:
         return "blocked (the event is unknown, so it fails closed)"
     wire = "Stop" if name == "AgentStop" else name
-    return f"the {wire} event is blocked (on_failure: block)"
+    return f"the {wire} event is blocked (on_failure: block): {REFUSALS[name]}"
 
 
 def undecided_output(event_name: str | None, reason: str, closed: bool) -> dict[str, Any]:
     """The Claude hook output for an event that could not be decided.
 
-    Closed: PreToolUse is denied (``permissionDecision``), any other event (or
-    an unknown one, which Claude applies to a PreToolUse as a deny) gets a
-    top-level ``decision: block``. Open: a ``systemMessage``, so the user sees
-    that the check did not run; the action goes ahead.
+    Closed: a permission event is denied (``permissionDecision``; PermissionRequest's
+    ``decision``), an elicitation declined, any other event (or an unknown one,
+    which Claude applies to a PreToolUse as a deny) gets a top-level ``decision:
+    block``. Open: a ``systemMessage``, so the user sees that the check did not run;
+    the action goes ahead.
     """
     if not closed:
         return {"systemMessage": reason}
-    if _canonical(event_name) == "PreToolUse":
+    name = _canonical(event_name)
+    if name == "PermissionRequest":
+        decision = {"behavior": "deny", "message": reason}
+        return {"hookSpecificOutput": {"hookEventName": name, "decision": decision}}
+    if name in PERMISSION_EVENTS:
         return {
             "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
+                "hookEventName": name,
                 "permissionDecision": "deny",
                 "permissionDecisionReason": reason,
             }
+        }
+    if name in ("Elicitation", "ElicitationResult"):
+        return {
+            "decision": "block",
+            "reason": reason,
+            "hookSpecificOutput": {"hookEventName": name, "action": "decline"},
         }
     return {"decision": "block", "reason": reason}
 
@@ -198,7 +233,7 @@ def failure_decision(event: Event, reason: str, closed: bool) -> Decision:
     from ..results import Decision, HookRun
 
     decision = Decision(event, explicit=closed, reason=reason)
-    if closed and event.event_name == "PreToolUse":
+    if closed and event.event_name in PERMISSION_EVENTS:
         decision.decision = "deny"
     elif closed:
         decision.blocked = True

@@ -3,26 +3,32 @@
 Claude Code writes the event's JSON to stdin and reads the exit code:
 
 * exit 0: stdout is the merged :class:`~guardrails.Decision` as Claude hook JSON
-  (``Decision.to_claude()``; a deny or a block is in that JSON);
+  (``Decision.to_claude()``; a deny or a block is in that JSON); WorktreeCreate's
+  stdout is the new worktree's path, as text, which is how Claude reads it;
 * exit 2 with one line on stderr: the event could not be decided and fails
   closed (PreToolUse: the tool does not run; UserPromptSubmit: the prompt is
-  erased; Stop and SubagentStop: the agent keeps going);
+  erased; Stop and SubagentStop: the agent keeps going; ``REFUSALS`` says what
+  each event's refusal does);
 * exit 1 with one line on stderr: the event could not be decided and fails
   open (Claude shows the line and goes ahead).
 
-What "could not be decided" covers: unreadable stdin, an event hookrails does
-not handle, a missing or invalid definition, a hook module that fails to
+What "could not be decided" covers: unreadable stdin, an event Claude Code does
+not have, a missing or invalid definition, a hook module that fails to
 import, a crash anywhere (a hook's ``SystemExit`` included), and no answer
 within the definition's ``event_budget`` (a watchdog answers instead). How it
-fails: PreToolUse always closed, so a crash never lets a tool run; any other
-event closed when one of its matchers has ``on_failure: block`` (the default
-for UserPromptSubmit), open when all of them continue, and by the default of
-docs/design.md §5 when its matchers cannot be read. When stdin cannot be read, the event
-is the ``--event`` the installer wrote into the command, and unknown without
-it: then it fails closed, since it may be a PreToolUse. An event name that is
-not one of hookrails' (say ``Notification``) fails open: no definition can bind
-it. A hook that fails inside a readable definition is the Guard's business as
-everywhere else: its matcher's ``on_failure`` shapes the decision.
+fails: PreToolUse always closed, so a crash never lets a tool run; another event
+Claude lets a hook refuse closed when one of its matchers has ``on_failure:
+block`` (the default for UserPromptSubmit, UserPromptExpansion and
+PreSkillShellCommand), open when all of them continue, and by the default of
+docs/design.md §5 when its matchers cannot be read; an event Claude cannot block
+(Notification, SessionStart, ...) always open. A PermissionRequest that fails
+closed exits 0 with its deny as JSON: Claude ignores exit 2 there
+(``failure_policy.failure_exit``). When stdin cannot be read, the event is the
+``--event`` the installer wrote into the command, and unknown without it: then it
+fails closed, since it may be a PreToolUse. An event name Claude Code does not
+have fails open: no definition can bind it. A hook that fails inside a readable
+definition is the Guard's business as everywhere else: its matcher's
+``on_failure`` shapes the decision.
 
 Start-up cost is the point of this module's shape: the console entry calls
 :func:`main` without importing click, the definition comes from the compiled
@@ -103,10 +109,12 @@ class _Undecided(Exception):
 class _State:
     """What is known so far, for the failure policy (filled as the run goes)."""
 
-    __slots__ = ("deadline_at", "definition", "event", "options", "payload")
+    __slots__ = ("deadline_at", "definition", "event", "options", "payload", "stdout_fd")
 
     def __init__(self, options: HookOptions) -> None:
         self.options = options
+        #: the real stdout while hooks run (their prints go to stderr): the watchdog's answer
+        self.stdout_fd = 1
         self.event: str | None = None  # canonical event name
         self.payload: Event | None = None
         self.definition: AgentDefinition | None = None
@@ -279,6 +287,8 @@ def _run(
         return _answer(*answer)
     state = _State(options)
     held = _hold_stdout()
+    if held[1] is not None:
+        state.stdout_fd = held[1]
     try:
         answer = _decide(state, stdin, problem)
     except _Undecided as exc:
@@ -393,6 +403,8 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
             fallback = decision.reason or "blocked by hookrails"
         if ledger is not None:
             ledger.close()
+        if state.event == "WorktreeCreate":  # a command hook answers the path, as text
+            return _worktree_answer(decision, fallback)
         return 0, out, fallback
     finally:
         watchdog.release()  # cancels it, whichever way this ends
@@ -415,6 +427,15 @@ def _stale(options: HookOptions, definition: AgentDefinition, event: str | None)
         f"{options.config} has now, so calls it guards may not reach hookrails; run "
         f"`hookrails claude install --config {options.config}` again"
     )
+
+
+def _worktree_answer(decision: Any, refusal: str) -> tuple[int, str, str]:
+    """WorktreeCreate: Claude reads a command hook's stdout as the new worktree's path and
+    fails the creation on any other exit than 0 (so a refusal exits 2 with its reason)."""
+    if refusal:
+        return 2, "", one_line(f"hookrails: {refusal}")
+    path = (decision.claude or {}).get("worktreePath", "")
+    return 0, path, ""
 
 
 def _payload(raw: bytes, state: _State) -> dict[str, Any]:
@@ -442,8 +463,8 @@ def _payload(raw: bytes, state: _State) -> dict[str, Any]:
         from ..events import EVENT_NAMES
 
         raise _Undecided(
-            f"event {name!r} is not one hookrails handles ({', '.join(EVENT_NAMES)} or Stop); "
-            "remove it from the hooks in settings.json",
+            f"event {name!r} is not a Claude Code hook event hookrails knows (it knows "
+            f"{', '.join(EVENT_NAMES)} and Stop); remove it from the hooks in settings.json",
             unknown_event=True,
         )
     state.event = event
@@ -469,14 +490,19 @@ def _ledger(options: HookOptions, definition: AgentDefinition) -> Ledger | None:
 
 
 def _failure(state: _State, message: str, *, unknown_event: bool = False) -> tuple[int, str, str]:
-    """The answer for an undecidable event: exit 2 (closed) or 1 (open), one stderr line."""
-    from .failure_policy import verdict
+    """The answer for an undecidable event: exit 2 (closed) or 1 (open), one stderr line
+    (a PermissionRequest that fails closed: exit 0 and the JSON deny, ``failure_exit``)."""
+    from .failure_policy import encode, failure_exit, undecided_output, verdict
 
     closed = not unknown_event and _fails_closed(state)
     line = one_line(f"hookrails: {message}; {verdict(state.event, closed)}")
     if not unknown_event:
         _record_failure(state, line, closed)
-    return (2 if closed else 1), "", line
+    code = failure_exit(state.event, closed)
+    if code == 0:  # PermissionRequest: Claude ignores exit 2, the refusal is the JSON deny
+        _stderr(line)  # (for the user's debug log; Claude reads only stdout here)
+        return 0, encode(undecided_output(state.event, line, closed)), line
+    return code, "", line
 
 
 def _fails_closed(state: _State) -> bool:
@@ -579,9 +605,12 @@ def _watchdog(state: _State, started: float) -> Any:
             if cancelled.acquire(timeout=left):
                 return  # the decision came first
         limit = round(state.deadline_at - started, 3)
-        code, _, line = _failure(state, f"no decision within {limit:g}s (the event's deadline)")
+        code, out, line = _failure(state, f"no decision within {limit:g}s (the event's deadline)")
         try:
-            os.write(2, (line + "\n").encode("utf-8", "replace"))
+            if out:  # a PermissionRequest refused: the JSON deny on the real stdout
+                os.write(state.stdout_fd, (out + "\n").encode("ascii"))
+            else:
+                os.write(2, (line + "\n").encode("utf-8", "replace"))
         finally:
             _REAL_EXIT(code)
 

@@ -61,12 +61,16 @@ import copy
 import json
 import math
 import os
+import re
 import shlex
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DefinitionError, SettingsError
+
+if TYPE_CHECKING:
+    from ..definition.model import AgentDefinition
 
 __all__ = [
     "DEFAULT_URL",
@@ -77,6 +81,7 @@ __all__ = [
     "is_ours",
     "settings_path",
     "uninstall",
+    "watched_files",
 ]
 
 HOOK_ROUTE = "/v1/claude/hook"
@@ -188,8 +193,8 @@ def _setup(config: str) -> _Setup:
     """
     from ..definition.cache import load_definition
     from ..events import EVENT_NAMES, event_class
-    from .failure_policy import fails_closed, settings_timeout
-    from .install_plan import plan_event
+    from .failure_policy import fails_closed, on_failure_counts, settings_timeout
+    from .install_plan import EventPlan, plan_event
 
     definition = load_definition(config)
     bound, closed, plans = [], set(), {}
@@ -200,9 +205,31 @@ def _setup(config: str) -> _Setup:
         wire = event_class(name).wire_name
         bound.append(wire)
         plans[wire] = plan_event(wire, matchers, definition.arg_of)
-        if fails_closed(definition, name):
+        if fails_closed(definition, name) and on_failure_counts(name):
             closed.add(wire)
+    files = watched_files(definition)
+    if files:  # Claude watches only the files FileChanged's matcher names
+        plans["FileChanged"] = EventPlan("FileChanged", "|".join(files))
     return _Setup(bound, closed, plans, settings_timeout(definition))
+
+
+def watched_files(definition: AgentDefinition) -> list[str]:
+    """The file names the definition's FileChanged matchers name: Claude watches only the
+    files its FileChanged matchers list (``.envrc|.env``), so ``install`` writes them as
+    the handler's matcher. A glob or a match-all matcher names none: the files to watch
+    then come from a hook's ``watchPaths`` (SessionStart, CwdChanged, FileChanged)."""
+    names: list[str] = []
+    for m in definition.hooks.get("FileChanged") or ():
+        source = m.matcher or ""
+        if not source or m.pattern.match_all or m.pattern.negate or _GLOB.search(source):
+            continue
+        for name in source.split("|"):
+            if name.strip() and name.strip() not in names:
+                names.append(name.strip())
+    return names
+
+
+_GLOB = re.compile(r"[*?\[\]{}()!]|^re:")
 
 
 def plans_for(config: str) -> list[Any]:
@@ -318,7 +345,9 @@ def _http_groups(setup: _Setup, url: str, token: bool) -> list[tuple[str, dict[s
             handler["allowedEnvVars"] = [TOKEN_ENV]
         if event in setup.closed:
             handler["onFailure"] = "block"
-        out.append((event, _group(handler)))
+        plan = setup.plans.get(event)  # a tool event: every call (the server is warm)
+        watched = plan.matcher if plan is not None and event == "FileChanged" else None
+        out.append((event, _group(handler, watched)))
     return out
 
 

@@ -65,11 +65,14 @@ def hook(
     """Answer one Claude Code hook event read on stdin (the command-hook protocol).
 
     \b
-    exit 0  the decision as Claude hook JSON on stdout (a deny or a block is in it)
+    exit 0  the decision as Claude hook JSON on stdout (a deny or a block is in it;
+            WorktreeCreate: the new worktree's path as text)
     exit 2  one line on stderr: the event could not be decided and fails closed
-            (a PreToolUse always: a crash never lets a tool run)
+            (a PreToolUse always: a crash never lets a tool run; a PermissionRequest
+            that fails closed exits 0 with its deny on stdout: Claude ignores exit 2)
     exit 1  one line on stderr: the event could not be decided and fails open
-            (its matchers say on_failure: continue, or it is not a hookrails event)
+            (its matchers say on_failure: continue, Claude cannot block the event,
+            or it is not a Claude Code event)
     """
     from ..claude_code.hook_command import HookOptions, run
 

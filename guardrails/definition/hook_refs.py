@@ -131,9 +131,16 @@ def _claude_output(text: str, event: Event, source: str) -> Any:
 
 
 def _block_result(event: Event, reason: str) -> Any:
+    """A command hook's exit 2, as Claude reads it on this event: a refusal where Claude
+    lets a hook refuse, else its stderr shown to the user (PermissionRequest and the
+    events Claude cannot block ignore exit 2)."""
+    from .._event_table import PERMISSION_EVENTS, REFUSALS
     from ..results import HookResult
 
-    if event.event_name == "PreToolUse":
+    name = event.event_name
+    if name == "PermissionRequest" or name not in REFUSALS:
+        return HookResult(system_message=reason)
+    if name in PERMISSION_EVENTS:
         return HookResult.deny(reason)
     return HookResult.block(reason)
 

@@ -36,6 +36,8 @@ DEFAULT_TIMEOUT = 5.0
 DEFAULT_ON_FAILURE: dict[str, Literal["block", "continue"]] = {
     "PreToolUse": "block",
     "UserPromptSubmit": "block",
+    "UserPromptExpansion": "block",  # the prompt a slash command expands into
+    "PreSkillShellCommand": "block",  # a shell command about to run
 }
 
 

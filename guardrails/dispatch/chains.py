@@ -8,10 +8,11 @@ dict lookup and one small loop (pluggy's shape).
 
 from __future__ import annotations
 
+from .._event_table import LEGACY_AGENT_SUBJECT, SUBJECT_VALUES, SUBJECTS
 from ..definition.hook_refs import Hook
 from ..definition.matchers import ArgPredicate
 from ..definition.model import DEFAULT_ON_FAILURE, DEFAULT_TIMEOUT, AgentDefinition, HookMatcher
-from ..events import TOOL_EVENTS
+from ..events import TOOL_NAME_EVENTS
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ class Binding:
         "index",
         "is_async",
         "label",
+        "legacy",
         "matcher",
         "on_failure",
         "order",
@@ -51,6 +53,8 @@ class Binding:
         self.timeout = float(hook.timeout or matcher.timeout or DEFAULT_TIMEOUT)
         self.on_failure = matcher.on_failure or DEFAULT_ON_FAILURE.get(event, "continue")
         self.label = matcher.label
+        #: a SessionStart/SessionEnd matcher written for the agent's name: matches every event
+        self.legacy = False
 
     def __repr__(self) -> str:
         return f"Binding({self.hook.name!r}, matcher={self.label!r}, priority={self.priority})"
@@ -73,6 +77,8 @@ class ChainIndex:
             for mi, matcher in enumerate(matchers):
                 for hi, hook in enumerate(matcher.resolved):
                     entries.append(Binding(event, matcher, hook, (mi, hi), 0))
+            if event in LEGACY_AGENT_SUBJECT:
+                _mark_legacy(event, entries, definition)
             entries.sort(key=lambda b: (b.priority, b.order))
             for b in entries:
                 b.index = len(self.all)
@@ -107,7 +113,7 @@ class ChainIndex:
     def _compute(
         self, event_name: str, subject: str, agent: str, tenant: str | None
     ) -> tuple[Chain, bool]:
-        arg_of = self.definition.arg_of if event_name in TOOL_EVENTS else _no_args
+        arg_of = self.definition.arg_of if event_name in TOOL_NAME_EVENTS else _no_args
         chain: list[tuple[Binding, ArgPredicate | None]] = []
         for b in self.bindings.get(event_name, ()):
             m = b.matcher
@@ -117,7 +123,7 @@ class ChainIndex:
                 tenant is None or not any(g.fullmatch(tenant) for g in m.tenant_globs)
             ):
                 continue
-            r = m.pattern.specialize(subject, arg_of)
+            r = True if b.legacy else m.pattern.specialize(subject, arg_of)
             if r is False:
                 continue
             chain.append((b, None if r is True else r))
@@ -126,3 +132,37 @@ class ChainIndex:
 
 def _no_args(tool: str) -> None:
     return None
+
+
+def legacy_matcher(event: str, matcher: HookMatcher, agent: str) -> bool:
+    """Whether ``matcher`` on ``event`` (SessionStart, SessionEnd) was written for the
+    subject those events had before hookrails matched them as Claude does: it matches the
+    agent's name and none of the sources (reasons) Claude sends."""
+    p = matcher.pattern
+    if event not in LEGACY_AGENT_SUBJECT or p.match_all or p.negate:
+        return False
+    if p.specialize(agent, _no_args) is False:
+        return False
+    return all(p.specialize(v, _no_args) is False for v in SUBJECT_VALUES[event])
+
+
+def _mark_legacy(event: str, entries: list[Binding], definition: AgentDefinition) -> None:
+    """Keep a legacy matcher (:func:`legacy_matcher`) matching every event, and say so."""
+    seen: set[int] = set()
+    for b in entries:
+        if not legacy_matcher(event, b.matcher, definition.name):
+            continue
+        b.legacy = True
+        if id(b.matcher) in seen:
+            continue
+        seen.add(id(b.matcher))
+        import warnings  # lazy: only a legacy definition pays for it
+
+        warnings.warn(
+            f"{event} matcher {b.matcher.label!r} names the agent {definition.name!r}: "
+            f"{event} matchers match the {SUBJECTS[event]} Claude sends "
+            f"({', '.join(SUBJECT_VALUES[event])}), so it is kept matching every {event}; "
+            "scope it with agents: [...] instead",
+            FutureWarning,
+            stacklevel=4,
+        )

@@ -5,12 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._event_table import NO_MATCHER, SUBJECT_VALUES
+from .._event_table import SUBJECTS as SUBJECT_FIELDS
 from ..definition.coverage import unmatched_tools
 from ..definition.matchers import BUILTIN_PRIMARY_ARGS, ArgPredicate
 from ..definition.model import AgentDefinition
 from ..errors import EventError
-from ..events import TOOL_EVENTS, Event, event_class
+from ..events import TOOL_EVENTS, TOOL_NAME_EVENTS, Event, event_class
 from ..results import UNSET, Decision
+from .chains import legacy_matcher
 from .guard import Guard
 
 __all__ = ["CheckReport", "Explanation", "check_definition", "explain_event"]
@@ -34,10 +37,14 @@ def check_definition(path: str) -> CheckReport:
     declared tool schema that is missing or not a JSON Schema, whether or not a hook
     reads it yet.
     """
+    import warnings
+
     from ..builtins.schema.guardrail import ToolSchemas
 
     definition = AgentDefinition.from_file(path)
-    guard = Guard(definition, ledger=False)  # checking writes nothing; the hooks check it
+    with warnings.catch_warnings():  # a legacy SessionStart matcher: said below, located
+        warnings.filterwarnings("ignore", "Session(Start|End) matcher", FutureWarning)
+        guard = Guard(definition, ledger=False)  # checking writes nothing; hooks check it
     ToolSchemas().check(definition)
     report = CheckReport(definition)
     bindings = guard.bindings
@@ -70,10 +77,46 @@ def check_definition(path: str) -> CheckReport:
                     f"{where}: hooks.{event}[{i}].matcher {m.matcher!r} matches none of the "
                     f"{which} ({', '.join(known)})"
                 )
+    report.warnings += _subject_warnings(definition, path)
     for unmatched in unmatched_tools(definition, definition.tools):
         where = path + (f":{unmatched.line}" if unmatched.line else "")
         report.warnings.append(f"{where}: {unmatched.message}")
     return report
+
+
+def _subject_warnings(definition: AgentDefinition, path: str) -> list[str]:
+    """Matchers of events with a documented set of subjects (SessionStart sources, ...)
+    that match none of them, and matchers on events whose matcher Claude ignores."""
+    out: list[str] = []
+    lines = definition.locations
+    for event, matchers_ in definition.hooks.items():
+        values = SUBJECT_VALUES.get(event)
+        key = "Stop" if event == "AgentStop" and ("hooks", "Stop") in lines else event
+        for i, m in enumerate(matchers_):
+            if m.pattern.match_all or m.pattern.negate:
+                continue
+            loc = ("hooks", key, i, "matcher")
+            line = next((lines[loc[:n]] for n in (4, 3) if loc[:n] in lines), None)
+            where = f"{path}:{line}" if line else path
+            if legacy_matcher(event, m, definition.name):
+                out.append(
+                    f"{where}: hooks.{key}[{i}].matcher {m.matcher!r} names the agent; "
+                    f"{event} matchers match Claude's {SUBJECT_FIELDS[event]} "
+                    f"({', '.join(values or ())}), so it is kept matching every {event} for "
+                    "now: scope it with agents: [...] instead"
+                )
+            elif values is not None and not any(m.pattern.matches_name(v) for v in values):
+                out.append(
+                    f"{where}: hooks.{key}[{i}].matcher {m.matcher!r} matches none of the "
+                    f"{SUBJECT_FIELDS[event]} values Claude sends ({', '.join(values)})"
+                )
+            elif event in NO_MATCHER:
+                out.append(
+                    f"{where}: hooks.{key}[{i}].matcher {m.matcher!r}: Claude has no matcher "
+                    f"on {key}; hookrails tests it against the agent's name "
+                    f"({definition.name!r})"
+                )
+    return out
 
 
 @dataclass
@@ -166,7 +209,7 @@ def explain_event(
         fields: dict[str, Any] = {"agent_type": agent_type, "agent_id": agent_id}
         if event_name in ("Stop",):
             fields["hook_event_name"] = "Stop"
-        if cls.event_name in TOOL_EVENTS:
+        if cls.event_name in TOOL_NAME_EVENTS:
             if not tool_name:
                 raise EventError(f"{cls.event_name} needs --tool")
             if tool_input is not None and not isinstance(tool_input, dict):

@@ -17,9 +17,10 @@ import os
 import sys
 import time
 
+from .._event_table import HAND_WRITTEN
 from .._frozen import freeze, seal
 from ..errors import HookFailure, describe
-from ..events import STOP_EVENTS, TOOL_EVENTS
+from ..events import STOP_EVENTS, TOOL_EVENTS, TOOL_NAME_EVENTS
 from ..results import STOP_BLOCK_CAP, Decision
 from .approval import approve, approve_sync
 from .merge import Merge
@@ -48,6 +49,14 @@ _NEW_TURN = frozenset({"UserPromptSubmit", "SessionStart"})
 #: ``StateChange`` and ``current`` of ``guardrails.ledger.session_state``, once a ledger
 #: needs them (see ``_load_state``)
 _state: _StateNames | None = None
+
+#: events whose fields a hook could change in place: none (strings, and lists Claude sent
+#: for the record: a stop's background tasks), besides the tool events' input and output
+_PLAIN = frozenset(HAND_WRITTEN)
+#: events whose ask goes to the Guard's approver (the others' ask goes to the host)
+_APPROVED = frozenset({"PreToolUse"})
+#: events a halted session refuses until the next prompt: they would run something
+_HALTED_REFUSES = frozenset({"PreToolUse", "PreSkillShellCommand", "PermissionRequest"})
 #: the turns (one fresh token per turn) this context holds: a hook emitting into its own
 #: session re-enters instead of waiting on itself (hook threads inherit it); a token
 #: outlives its turn harmlessly, since only the current turn's token re-enters
@@ -117,7 +126,7 @@ def _decide_sync(
         name = event.event_name
         if name in STOP_EVENTS:
             seed_stop_blocks(guard, event, session)
-        elif name == "PreToolUse" and (not session._synced or session.halted is not None):
+        elif name in _HALTED_REFUSES and (not session._synced or session.halted is not None):
             seed_session(guard, session, event)
     m = _begin(guard, event, session)
     if isinstance(m, Decision):  # halted
@@ -146,7 +155,7 @@ async def _decide(
         name = event.event_name
         if name in STOP_EVENTS and (event.agent_id or "") not in session.stop_blocks:
             await in_thread(seed_stop_blocks, guard, event, session)  # a query: off the loop
-        elif name == "PreToolUse" and (not session._synced or session.halted is not None):
+        elif name in _HALTED_REFUSES and (not session._synced or session.halted is not None):
             await in_thread(seed_session, guard, session, event)
     m = _begin(guard, event, session)
     if isinstance(m, Decision):  # halted
@@ -174,10 +183,12 @@ def _begin(guard: Guard, event: Event, session: Session) -> Merge | Decision:
     is read-only: its input and output frozen, its attributes sealed (what a hook sees, it
     cannot change; the ledger keeps what the model sent)."""
     if type(event).__dict__.get("_unsealed") is None:
-        if event.event_name in TOOL_EVENTS:
+        if event.event_name in TOOL_NAME_EVENTS:
             event.tool_input = freeze(event.tool_input)  # type: ignore[attr-defined]
             if event.event_name == "PostToolUse":
                 event.tool_response = freeze(event.tool_response)  # type: ignore[attr-defined]
+        elif event.event_name not in _PLAIN:  # an event of the table: its objects and arrays
+            _freeze_fields(event)
         seal(event)
     if session.halted is not None:
         halted = halted_decision(event, session)
@@ -195,7 +206,12 @@ def _finish(
     """The merged decision, recorded (unless ``record`` is false); or ``(ask, True)`` when an
     approver must settle it first."""
     decision = merge.finish()
-    if decision.decision == "ask" and guard.approver is not None:
+    if (
+        decision.decision == "ask"
+        and guard.approver is not None
+        and not decision.deferred
+        and merge.name in _APPROVED
+    ):
         return decision, True
     if not record:
         return decision, False
@@ -310,7 +326,7 @@ def recorded(
 
 def halted_decision(event: Event, session: Session) -> Decision | None:
     """The denial of a tool call in a session a hook halted (``None`` otherwise)."""
-    if session.halted is None or event.event_name != "PreToolUse":
+    if session.halted is None or event.event_name not in _HALTED_REFUSES:
         return None
     return Decision(
         event,
@@ -347,7 +363,8 @@ def seed_stop_blocks(guard: Guard, event: Event, session: Session) -> None:
 
 
 def seed_session(guard: Guard, session: Session, event: Event) -> None:
-    """Before a PreToolUse's hooks: a session new to this process (a command hook is one
+    """Before the hooks of an event a halt refuses (PreToolUse, PreSkillShellCommand,
+    PermissionRequest): a session new to this process (a command hook is one
     process per event) learns from the ledger whether another process halted it and how
     much of the turn's injection budget is used, as of ``event``'s turn (a prompt id the
     ledger has not met starts one); a process that holds it halted asks again (another
@@ -368,7 +385,7 @@ def _state_change(
     """What ``decision`` does to its session's state in the ledger (None: nothing). A halt
     this process could not record before is asserted again."""
     name = decision.event.event_name
-    gate = name == "PreToolUse" and decision.decision != "deny"
+    gate = name in _HALTED_REFUSES and decision.decision != "deny"
     inject = sum(len(i.text) for i in decision.injections) if decision.injections else 0
     halt = None
     if merged and decision.halted:
@@ -398,6 +415,18 @@ def _load_state() -> _StateNames:
 
     _state = (StateChange, current)
     return _state
+
+
+def _freeze_fields(event: Event) -> None:
+    """Make the objects and arrays of an event of the table read-only (``tool_calls``,
+    ``requested_schema``, ...), as a tool event's input is."""
+    for name, value in _items(event):
+        if type(value) is dict or type(value) is list:
+            setattr(event, name, freeze(value))
+
+
+def _items(event: Event) -> list[tuple[str, Any]]:
+    return [(n, getattr(event, n)) for n in type(event).__slots__]
 
 
 def _ensure_tool_use_id(event: Event) -> None:

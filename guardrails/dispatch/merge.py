@@ -9,6 +9,17 @@ docs/design.md §5 gives the rules.
 
 from __future__ import annotations
 
+from .._event_table import (
+    BLOCK_ENDS_CHAIN,
+    CONTEXT_EVENTS,
+    DEFER_EVENTS,
+    OUTPUT_FIELDS,
+    OUTPUT_KEYS,
+    PERMISSION_EVENTS,
+    REFUSALS,
+    TOP_LEVEL_OUTPUT,
+    UNPRIVILEGED_OUTPUT,
+)
 from .._frozen import freeze
 from ..errors import HookFailure, describe
 from ..events import STOP_EVENTS
@@ -35,8 +46,8 @@ if TYPE_CHECKING:
 __all__ = ["Merge"]
 
 _FAILURE_KINDS: Final = frozenset({"error", "timeout", "invalid", "refused"})
-#: events where a block (or a deny) ends the chain: later hooks cannot undo it
-_BLOCK_ENDS_CHAIN: Final = frozenset({"UserPromptSubmit", "AgentStop", "SubagentStop"})
+#: events whose input a hook may rewrite (the whole ``tool_input``, then judged by the rest)
+_REWRITABLE: Final = frozenset({"PreToolUse", "PermissionRequest"})
 
 
 class Merge:
@@ -50,6 +61,7 @@ class Merge:
         "event_budget",
         "name",
         "needs_async",
+        "permission",
         "session",
         "stopped",
     )
@@ -64,6 +76,8 @@ class Merge:
     ) -> None:
         self.event = event
         self.name = event.event_name
+        #: decided by allow / deny / ask (PreToolUse's branch), or else by blocks
+        self.permission = self.name in PERMISSION_EVENTS
         self.session = session
         #: the bindings to fold in, in order, and whether one of them is async
         self.chain = chain
@@ -114,10 +128,7 @@ class Merge:
         d = self.d
         reason = f"interrupted while hook {b.hook.name} ran ({describe(exc)})"
         d._raw.append((b, "error", seconds, reason, 0))
-        if self.name == "PreToolUse":
-            d.decision, d.reason, d.explicit = "deny", reason, True
-        else:
-            d.blocked, d.reason = True, reason
+        self._refuse(reason, "the interruption")
         self.stopped = True
 
     def skip(self, b: Binding) -> None:
@@ -135,12 +146,21 @@ class Merge:
             d.notes.append(f"{b.hook.name} failed ({kind}: {message}); continuing (on_failure)")
             return
         reason = f"hook {b.hook.name} failed ({kind}: {message}); blocking because on_failure=block"
-        if self.name == "PreToolUse":
+        if self._refuse(reason, "on_failure=block"):
+            self.stopped = self.permission or self.name in BLOCK_ENDS_CHAIN
+
+    def _refuse(self, reason: str, what: str) -> bool:
+        """Deny (a permission event) or block (an event Claude lets a hook refuse); on any
+        other event Claude ignores a block, so it is a note. Whether it refused."""
+        d = self.d
+        if self.permission:
             d.decision, d.reason, d.explicit = "deny", reason, True
-            self.stopped = True
-        else:
+        elif self.name in REFUSALS:
             d.blocked, d.reason = True, reason
-            self.stopped = self.name in _BLOCK_ENDS_CHAIN
+        else:
+            d.notes.append(f"{what} has no effect on {self.name}, which Claude cannot block")
+            return False
+        return True
 
     def apply(self, b: Binding, r: Any, seconds: float, *, record: bool = True) -> None:
         if r is None:
@@ -162,7 +182,10 @@ class Merge:
                 )
                 return
         if not b.hook.privileged and (
-            r.updated_input is not None or r.updated_output is not UNSET or r.additional_context
+            r.updated_input is not None
+            or r.updated_output is not UNSET
+            or r.additional_context
+            or (r.claude and not UNPRIVILEGED_OUTPUT.issuperset(r.claude))
         ):
             refusal = (
                 f"unprivileged {b.hook.kind} hook tried to rewrite or inject "
@@ -172,10 +195,15 @@ class Merge:
                 self.fail(b, "refused", refusal, seconds)
                 return
             # the rewrite is refused, but a refusal to proceed is never lost
-            r = HookResult(r.decision, r.reason, r.hint, system_message=r.system_message)
+            safe = {k: v for k, v in (r.claude or {}).items() if k in UNPRIVILEGED_OUTPUT}
+            r = HookResult(
+                r.decision, r.reason, r.hint, system_message=r.system_message, claude=safe or None
+            )
             self.d.notes.append(f"{b.hook.name}: {refusal}; its {r.decision} stands")
         d = self.d
         outcome = r.decision or "noop"
+        if outcome == "defer":
+            outcome = "ask"  # the ledger's outcomes: a defer is the host's ask, for later
         kind = r.decision
         message = r.message
         if len(message) > MESSAGE_CAP:
@@ -183,33 +211,18 @@ class Merge:
             d.notes.append(f"{b.hook.name}: reason cut to {MESSAGE_CAP} characters")
         if kind == "halt":
             d.halted, d.reason = True, message or "halted by hook"
-            if self.name == "PreToolUse":
+            if self.permission:
                 d.decision, d.explicit = "deny", True
             self.stopped = True
-        elif self.name == "PreToolUse":
-            if kind in ("deny", "block"):
-                d.decision, d.reason, d.explicit = "deny", message or "denied by hook", True
-                outcome = "deny"
-                self.stopped = True
-            elif kind == "ask":
-                d.decision, d.explicit = "ask", True
-                d.reason = message or d.reason
-            elif kind == "allow":
-                d.explicit = True
-                if d.decision == "allow" and r.reason:
-                    d.reason = _capped(r.reason)
-            if r.updated_input is not None and not self.stopped:
-                frozen = freeze(r.updated_input)  # the hook keeps no handle on what runs
-                self.event = self.event.replace(tool_input=frozen)
-                d.updated_input = frozen
-                outcome = "modify" if outcome == "noop" else outcome
+        elif self.permission:
+            outcome = self._permission(b, r, kind, message, outcome)
         else:
             if kind in ("deny", "block"):
-                d.blocked, d.reason = True, message or "blocked by hook"
                 outcome = "block"
-                self.stopped = self.name in _BLOCK_ENDS_CHAIN
-            elif kind == "ask":
-                d.notes.append(f"{b.hook.name}: ask has no meaning on {self.name}; ignored")
+                if self._refuse(message or "blocked by hook", f"{b.hook.name}'s block"):
+                    self.stopped = self.name in BLOCK_ENDS_CHAIN
+            elif kind in ("ask", "defer"):
+                d.notes.append(f"{b.hook.name}: {kind} has no meaning on {self.name}; ignored")
             elif kind == "allow" and r.reason and not d.blocked:
                 d.reason = _capped(r.reason)  # e.g. "Report found: REPORT.txt" on a stop
             if r.updated_output is not UNSET:
@@ -222,8 +235,12 @@ class Merge:
                     d.notes.append(f"{b.hook.name}: updated_output ignored on {self.name}")
             if r.updated_input is not None:
                 d.notes.append(f"{b.hook.name}: updated_input ignored on {self.name}")
+        if r.claude:
+            self._take_claude(b, r.claude)
         injected = 0
-        if r.additional_context:
+        if r.additional_context and self.name not in CONTEXT_EVENTS:
+            d.notes.append(f"{b.hook.name}: context ignored, Claude reads none on {self.name}")
+        elif r.additional_context:
             injected = self._inject(b, r.additional_context)
             outcome = "inject" if outcome == "noop" else outcome
         if r.system_message:
@@ -236,6 +253,78 @@ class Merge:
             d.annotations.update(r.annotations)
         if record:
             d._raw.append((b, outcome, seconds, None, injected))
+
+    def _permission(
+        self, b: Binding, r: HookResult, kind: str | None, message: str, outcome: str
+    ) -> str:
+        """One answer on a permission event: deny > defer > ask > allow (Claude's order);
+        a rewrite chains (PreToolUse, PermissionRequest). Returns the hook's outcome."""
+        d = self.d
+        name = self.name
+        if kind in ("deny", "block"):
+            d.decision, d.reason, d.explicit = "deny", message or "denied by hook", True
+            d.deferred = False
+            outcome = "deny"
+            self.stopped = True
+        elif kind == "defer" and name not in DEFER_EVENTS:
+            d.notes.append(f"{b.hook.name}: defer has no meaning on {name}; ignored")
+        elif kind in ("ask", "defer"):
+            if not d.deferred:  # a defer is not undone by a later ask
+                d.decision, d.explicit = "ask", True
+                d.deferred = kind == "defer"
+                d.reason = message or d.reason
+        elif kind == "allow":
+            d.explicit = True
+            if d.decision == "allow" and r.reason:
+                d.reason = _capped(r.reason)
+        if r.updated_input is not None and not self.stopped:
+            if name in _REWRITABLE:
+                frozen = freeze(r.updated_input)  # the hook keeps no handle on what runs
+                self.event = self.event.replace(tool_input=frozen)
+                d.updated_input = frozen
+                outcome = "modify" if outcome == "noop" else outcome
+            elif name == "PreSkillShellCommand":  # Claude never runs a rewritten one
+                d.decision, d.explicit, outcome = "deny", True, "deny"
+                d.reason = (
+                    f"{b.hook.name} rewrote the skill's shell command, which Claude cannot "
+                    "apply (it refuses the command instead)"
+                )
+                self.stopped = True
+            else:
+                d.notes.append(f"{b.hook.name}: updated_input ignored on {name}")
+        if r.updated_output is not UNSET:
+            d.notes.append(f"{b.hook.name}: updated_output ignored on {name}")
+        return outcome
+
+    def _take_claude(self, b: Binding, fields: dict[str, Any]) -> None:
+        """Fold a hook's Claude output fields in: only those Claude reads on this event
+        (the rest are noted), several hooks' values merged as ``OUTPUT_FIELDS`` says."""
+        d = self.d
+        reads = OUTPUT_KEYS.get(self.name, frozenset())
+        for key, value in fields.items():
+            if key not in TOP_LEVEL_OUTPUT and key not in reads:
+                where = ", ".join(sorted(e for e, keys in OUTPUT_KEYS.items() if key in keys))
+                d.notes.append(
+                    f"{b.hook.name}: {key} ignored on {self.name} (Claude reads it on {where})"
+                )
+                continue
+            if d.claude is None:
+                d.claude = {}
+            if key not in d.claude:
+                d.claude[key] = freeze(value)
+                continue
+            have = d.claude[key]
+            rule = OUTPUT_FIELDS[key][1]
+            if rule == "any":
+                d.claude[key] = have or value
+            elif rule == "every":
+                d.claude[key] = have and value
+            elif rule == "all":
+                d.claude[key] = freeze([*have, *(v for v in value if v not in have)])
+            elif rule == "join":
+                d.claude[key] = f"{have}\n\n{value}"
+            elif value != have:
+                d.notes.append(f"{b.hook.name}: {key} ignored, an earlier hook set it")
 
     def _inject(self, b: Binding, text: str) -> int:
         d = self.d
@@ -278,6 +367,9 @@ class Merge:
                 self.session.turn_chars = 0
         if d.halted:
             self.session.halted = d.reason or "halted"
+        if d.claude and "updatedPermissions" in d.claude and d.decision != "allow":
+            del d.claude["updatedPermissions"]  # Claude reads them with an allow only
+            d.notes.append("updatedPermissions dropped: the permission was not allowed")
         return d
 
 

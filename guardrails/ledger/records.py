@@ -288,7 +288,9 @@ class EventRows:
             )  # fmt: skip
         else:
             payload, _, _ = self._json(ev.to_claude(), self.max_output)
-            verdict = "halt" if decision.halted else "block" if decision.blocked else "allow"
+            # a permission event's deny (PermissionRequest, ...) is the event's block
+            refused = decision.blocked or decision.decision == "deny"
+            verdict = "halt" if decision.halted else "block" if refused else "allow"
             injected = sum(len(i.text) for i in decision.injections)
             ops.append(
                 (

@@ -25,6 +25,7 @@ from guardrails.adapters.claude_agent_sdk import (
     to_sdk_hooks,
     translate_matcher,
 )
+from guardrails.claude_code.failure_policy import on_failure_counts
 from guardrails.definition.matchers import Pattern
 from guardrails.testing import SpyTool
 from tests._db import rows
@@ -191,7 +192,8 @@ def test_one_dispatcher_per_bound_event_with_matcher_none() -> None:
         }
     )
     registered = drive(to_sdk_hooks(g)).init_request["hooks"]
-    assert sorted(registered) == ["PreToolUse", "Stop", "UserPromptSubmit"]  # no SessionStart
+    # SessionStart too: the CLI sends it to SDK callbacks after /compact (never at startup)
+    assert sorted(registered) == ["PreToolUse", "SessionStart", "Stop", "UserPromptSubmit"]
     pre, stop = registered["PreToolUse"], registered["Stop"]
     assert len(pre) == 1 and len(pre[0]["hookCallbackIds"]) == 1 and pre[0]["matcher"] is None
     assert pre[0]["onFailure"] == "block"
@@ -426,7 +428,9 @@ def test_a_failing_dispatcher_follows_the_matchers_on_failure(
     cli = drive(to_sdk_hooks(g), scenario)
     assert (answers[0].get("decision") == "block") is blocked, answers
     registered = cli.init_request["hooks"][event][0]
-    assert (registered.get("onFailure") == "block") is blocked
+    # the CLI honours onFailure only where a hook that cannot run may refuse (not on the
+    # stop and post events): there the dispatcher's explicit block is what holds
+    assert (registered.get("onFailure") == "block") is (blocked and on_failure_counts(event))
 
 
 def nan_rewrite(event: Any, ctx: Any) -> HookResult:
@@ -680,7 +684,7 @@ def test_from_sdk_options_accepts_the_hooks_dict_itself() -> None:
 @pytest.mark.parametrize(
     ("hooks", "where"),
     [
-        ({"PreCompact": [HookMatcher(hooks=[print])]}, "hooks.PreCompact"),
+        ({"PreCompacted": [HookMatcher(hooks=[print])]}, "hooks.PreCompacted"),
         ({"PreToolUse": [HookMatcher(matcher="Bash(", hooks=[print])]}, "hooks.PreToolUse[0]"),
     ],
 )

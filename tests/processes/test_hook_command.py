@@ -493,14 +493,14 @@ def test_stdin_naming_another_event_than_event_fails_by_events_policy(
 
 
 @BOTH
-def test_an_event_hookrails_does_not_handle_fails_open(
+def test_an_event_claude_does_not_have_fails_open(
     runner: str, env: dict[str, str], tmp_path: Path
 ) -> None:
     config = _project(tmp_path, "hooks: {}\n")
-    stdin = {"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "Notification"}
+    stdin = {"session_id": "s", "cwd": str(tmp_path), "hook_event_name": "PreNotification"}
     run = hook(runner, "--config", str(config), stdin=stdin, cwd=tmp_path, env=env)
     assert (run.code, run.out) == (1, "")
-    assert "'Notification' is not one hookrails handles" in one_line(run.err)
+    assert "'PreNotification' is not a Claude Code hook event hookrails knows" in one_line(run.err)
 
 
 @BOTH

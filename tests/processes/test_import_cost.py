@@ -243,3 +243,23 @@ def test_hook_process_with_a_ledger_still_records_every_event(tmp_path: Path) ->
         conn.close()
     assert rows == [("Bash", "deny", "denied")]  # one call: the second event upserts it
     assert runs == [("deny", "deny")] * 2
+
+
+LAZY_EVENTS = """\
+import json, guardrails._event_base as base
+from guardrails.events import Event
+Event.from_claude({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}})
+before = sorted(base._CLASSES)
+Event.from_claude({"hook_event_name": "Notification", "message": "hi"})
+_REPORT = {"before": before, "after": sorted(base._CLASSES)}
+"""
+
+
+def test_a_process_builds_only_the_event_classes_it_sees() -> None:
+    """The 25 table events cost a hook process nothing until one of them arrives, and
+    then that one class (docs/design.md §3)."""
+    from guardrails._event_table import HAND_WRITTEN
+
+    report = _run(LAZY_EVENTS + "\n")
+    assert report["before"] == sorted(HAND_WRITTEN)
+    assert report["after"] == sorted([*HAND_WRITTEN, "Notification"])

@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal, NamedTuple
 
 from guardrails.results import UNSET
 
-DecisionKind = Literal["allow", "deny", "ask", "block", "halt"]
+DecisionKind = Literal["allow", "deny", "ask", "defer", "block", "halt"]
 
 
 class FieldSpec(NamedTuple):
@@ -78,6 +78,7 @@ class PreToolUse(Event):
     tool_name: str = ""
     tool_input: dict[str, Any] = field(default_factory=dict)
     tool_use_id: str | None = None
+    mcp_server: dict[str, Any] | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -91,6 +92,7 @@ class PostToolUse(Event):
     tool_response: Any = None
     tool_use_id: str | None = None
     duration_ms: float | None = None
+    mcp_server: dict[str, Any] | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -105,6 +107,7 @@ class PostToolUseFailure(Event):
     error: str = ""
     is_interrupt: bool | None = None
     duration_ms: float | None = None
+    mcp_server: dict[str, Any] | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -113,6 +116,8 @@ class UserPromptSubmit(Event):
     wire_name: ClassVar[str] = "UserPromptSubmit"
     required: ClassVar[tuple[str, ...]] = ("prompt",)
     prompt: str = ""
+    source: str | None = None
+    session_title: str | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -128,7 +133,7 @@ class SubagentStop(Event):
     event_name: ClassVar[str] = "SubagentStop"
     wire_name: ClassVar[str] = "SubagentStop"
     subject_field: ClassVar[str | None] = "agent_type"
-    required: ClassVar[tuple[str, ...]] = ("agent_id", "agent_type", "stop_hook_active")
+    required: ClassVar[tuple[str, ...]] = ("stop_hook_active",)
     stop_hook_active: bool = False
     agent_transcript_path: str | None = None
     last_assistant_message: str | None = None
@@ -151,14 +156,21 @@ class AgentStop(Event):
 class SessionStart(Event):
     event_name: ClassVar[str] = "SessionStart"
     wire_name: ClassVar[str] = "SessionStart"
+    subject_field: ClassVar[str | None] = "source"
     source: str | None = None
     model: str | None = None
+    session_title: str | None = None
+    seconds_since_last_response: float | None = None
+    context_tokens: float | None = None
+    prompt_cache_likely_expired: bool | None = None
+    estimated_cache_write_usd: float | None = None
 
 
 @dataclass(slots=True, kw_only=True)
 class SessionEnd(Event):
     event_name: ClassVar[str] = "SessionEnd"
     wire_name: ClassVar[str] = "SessionEnd"
+    subject_field: ClassVar[str | None] = "reason"
     reason: str | None = None
 
 
@@ -172,6 +184,7 @@ class HookResult:
     additional_context: str | None = None
     system_message: str | None = None
     annotations: dict[str, Any] | None = None
+    claude: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -188,6 +201,8 @@ class Decision:
     halted: bool = False
     notes: list[str] = field(default_factory=list)
     annotations: dict[str, Any] | None = None
+    deferred: bool = False
+    claude: dict[str, Any] | None = None
     _raw: list[Any] = field(default_factory=list, repr=False, compare=False)
 
 

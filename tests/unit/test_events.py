@@ -123,7 +123,7 @@ def test_from_claude_does_not_change_the_payload(path: Path) -> None:
         ("PreToolUse", {"background_tasks": [{"id": "bash_1", "status": "running"}]}),
         ("PostToolUse", {"nested": {"a": [1, {"b": None}], "c": {"d": True}}}),
         ("Stop", {"future_field": None}),
-        ("SessionStart", {"session_title": "renamed", "extra": {"looks": "like ours"}}),
+        ("SessionStart", {"future_field": "renamed", "extra": {"looks": "like ours"}}),
         ("SubagentStop", {"teammate": {"name": "qa", "tasks": []}, "n": 3}),
     ],
 )
@@ -175,8 +175,8 @@ def test_replace_keeps_extras_and_changes_the_field() -> None:
         (SubagentStop(agent_id="a1", agent_type="reviewer"), "reviewer"),
         (UserPromptSubmit(prompt="hi", agent_type="researcher"), None),
         (AgentStop(), None),
-        (SessionStart(source="startup"), None),
-        (SessionEnd(reason="other"), None),
+        (SessionStart(source="startup"), "startup"),
+        (SessionEnd(reason="other"), "other"),
     ],
 )
 def test_subject_is_the_tool_name_the_agent_type_or_none(event: Event, subject: str | None) -> None:
@@ -239,7 +239,7 @@ def without(payload: dict[str, Any], key: str) -> dict[str, Any]:
         ({}, "hook_event_name"),
         ({"hook_event_name": None}, "hook_event_name"),
         ({"hook_event_name": 3}, "hook_event_name"),
-        ({"hook_event_name": "PreCompact"}, "hook_event_name"),
+        ({"hook_event_name": "PreCompacted"}, "hook_event_name"),
         ({"hook_event_name": "stop"}, "hook_event_name"),
         ({**PRE, "tool_input": ["ls"]}, "tool_input"),
         ({**PRE, "tool_input": "ls"}, "tool_input"),
@@ -268,7 +268,7 @@ def without(payload: dict[str, Any], key: str) -> dict[str, Any]:
         ({**STOP, "background_tasks": {"id": "b"}}, "background_tasks"),
         ({**STOP, "last_assistant_message": 5}, "last_assistant_message"),
         ({**SUB, "stop_hook_active": 0}, "stop_hook_active"),
-        ({**SUB, "stop_hook_active": False, "agent_id": None}, "agent_id"),
+        ({**SUB, "stop_hook_active": False, "agent_id": 5}, "agent_id"),
         ({"hook_event_name": "SubagentStart", "agent_id": "a1"}, "agent_type"),
         ({"hook_event_name": "SessionStart", "source": 1}, "source"),
         ({"hook_event_name": "SessionEnd", "reason": False}, "reason"),
@@ -296,7 +296,7 @@ def test_non_object_payload_raises_event_error(payload: Any) -> None:
         ({**PRE, "tool_input": None}, "must be an object, got null"),
         ({**POST, "duration_ms": True}, "must be a number or null, got boolean"),
         (without(PRE, "tool_name"), "missing from the PreToolUse payload"),
-        ({"hook_event_name": "PreCompact"}, "unknown event 'PreCompact'"),
+        ({"hook_event_name": "PreCompacted"}, "unknown event 'PreCompacted'"),
     ],
 )
 def test_event_error_says_what_was_expected(payload: dict[str, Any], words: str) -> None:

@@ -115,7 +115,7 @@ def post(**spec: Any) -> dict[str, Any]:
             pre(permissionDecision="ask", permissionDecisionReason="sure?"),
             HookResult("ask", "sure?"),
         ),
-        (pre(permissionDecision="defer"), HookResult("ask")),
+        (pre(permissionDecision="defer"), HookResult("defer")),
         (
             pre(permissionDecision="allow", updatedInput={"command": "ls -la"}),
             HookResult("allow", updated_input={"command": "ls -la"}),
@@ -134,7 +134,7 @@ def post(**spec: Any) -> dict[str, Any]:
         ({"continue": True}, HookResult()),
         ({"systemMessage": "checked 3 files"}, HookResult(system_message="checked 3 files")),
         ({"async": True, "asyncTimeout": 30000}, HookResult()),
-        ({"suppressOutput": True}, HookResult()),
+        ({"suppressOutput": True}, HookResult(claude={"suppressOutput": True})),
         (
             {"continue": False, "stopReason": "stop", **pre(permissionDecision="allow")},
             HookResult("halt", "stop"),
@@ -283,7 +283,7 @@ CASES: list[tuple[str, str, tuple[Any, ...], dict[str, Any]]] = [
         "Claude-shaped dict with defer",
         "PreToolUse",
         (pre(permissionDecision="defer", permissionDecisionReason="later"),),
-        spec("PreToolUse", permissionDecision="ask", permissionDecisionReason="later"),
+        spec("PreToolUse", permissionDecision="defer", permissionDecisionReason="later"),
     ),
     (
         "halt on a tool call",

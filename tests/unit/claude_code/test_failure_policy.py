@@ -12,12 +12,15 @@ from typing import Any
 import pytest
 
 from guardrails import AgentDefinition, HookMatcher, PreToolUse
+from guardrails._event_table import NAMES, ON_FAILURE_EVENTS, REFUSALS
 from guardrails.claude_code.failure_policy import (
     deadline,
     encode,
     fails_closed,
     fails_closed_with,
     failure_decision,
+    failure_exit,
+    on_failure_counts,
     salvage_event,
     settings_timeout,
     undecided_output,
@@ -67,7 +70,7 @@ def test_without_a_definition_the_default_decides(event: str, closed: bool) -> N
     assert fails_closed_with(event, []) is closed
 
 
-@pytest.mark.parametrize("event", [None, "Notification", "PermissionRequest"])
+@pytest.mark.parametrize("event", [None, "Bogus", "preToolUse"])
 def test_an_unknown_event_fails_as_the_caller_says(event: str | None) -> None:
     definition = AgentDefinition(hooks={"PreToolUse": matchers("block")})
     assert fails_closed(definition, event) is False
@@ -154,7 +157,11 @@ def test_undecided_output(event: str | None, closed: bool, output: dict[str, Any
     ("event", "closed", "words"),
     [
         ("PreToolUse", True, "the tool call is denied (fails closed)"),
-        ("AgentStop", True, "the Stop event is blocked (on_failure: block)"),
+        (
+            "AgentStop",
+            True,
+            "the Stop event is blocked (on_failure: block): the agent keeps working",
+        ),
         (None, True, "blocked (the event is unknown, so it fails closed)"),
         ("PostToolUse", False, "continuing (fails open)"),
     ],
@@ -250,3 +257,67 @@ def test_importing_the_policy_stays_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+# --- per event, as Claude reads each -----------------------------------------------------
+
+
+@pytest.mark.parametrize("event", NAMES)
+def test_only_an_event_claude_lets_a_hook_refuse_can_fail_closed(event: str) -> None:
+    blocking = AgentDefinition(hooks={event: matchers("block")})
+    assert fails_closed(blocking, event) is (event in REFUSALS)
+    assert fails_closed_with(event, ["block"]) is (event in REFUSALS)
+    assert on_failure_counts(event) is (event in ON_FAILURE_EVENTS)
+
+
+@pytest.mark.parametrize(
+    ("event", "closed", "code"),
+    [
+        ("PreToolUse", True, 2),
+        ("PermissionRequest", True, 0),  # Claude ignores exit 2: the JSON deny refuses
+        ("PermissionRequest", False, 1),
+        ("ConfigChange", True, 2),
+        ("AgentStop", True, 2),
+        ("Notification", False, 1),
+        (None, True, 2),
+    ],
+)
+def test_the_exit_code_of_an_undecided_event(event: str | None, closed: bool, code: int) -> None:
+    assert failure_exit(event, closed) == code
+
+
+@pytest.mark.parametrize(
+    ("event", "expected"),
+    [
+        (
+            "PermissionRequest",
+            {"decision": {"behavior": "deny", "message": "why"}},
+        ),
+        (
+            "PreSkillShellCommand",
+            {"permissionDecision": "deny", "permissionDecisionReason": "why"},
+        ),
+        ("PreModelSwitch", {"permissionDecision": "deny", "permissionDecisionReason": "why"}),
+        ("Elicitation", {"action": "decline"}),
+    ],
+)
+def test_a_closed_undecided_permission_event_is_denied_as_it_is_answered(
+    event: str, expected: dict[str, Any]
+) -> None:
+    out = undecided_output(event, "why", closed=True)
+    assert out["hookSpecificOutput"] == {"hookEventName": event, **expected}
+    if event == "Elicitation":
+        assert (out["decision"], out["reason"]) == ("block", "why")
+
+
+@pytest.mark.parametrize(
+    ("event", "words"),
+    [
+        ("PermissionRequest", "the PermissionRequest event is blocked (on_failure: block): the "
+         "permission is denied"),
+        ("PreCompact", "the compaction does not happen"),
+        ("SubagentStop", "the subagent keeps working"),
+    ],
+)  # fmt: skip
+def test_the_verdict_says_what_the_refusal_does(event: str, words: str) -> None:
+    assert words in verdict(event, True)

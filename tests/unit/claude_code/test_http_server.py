@@ -467,9 +467,9 @@ def test_other_events_that_cannot_be_decided_follow_their_on_failure(
 
 
 def test_an_event_hookrails_does_not_handle_is_told_not_blocked(client: Client):
-    answer = client.hook({"session_id": "s", "hook_event_name": "Notification", "message": "hi"})
+    answer = client.hook({"session_id": "s", "hook_event_name": "Bogus", "message": "hi"})
     assert not blocks(answer)
-    assert "'Notification' is not handled here" in answer["systemMessage"]
+    assert "'Bogus' is not handled here" in answer["systemMessage"]
 
 
 @pytest.mark.parametrize(("hint", "denied"), [("PreToolUse", True), ("SessionEnd", False)])

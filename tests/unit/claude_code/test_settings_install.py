@@ -260,10 +260,20 @@ def test_a_definition_that_binds_nothing_writes_nothing(project: Path) -> None:
     ("yaml_text", "blocking"),
     [
         ("  Stop:\n    - hooks: [{use: inject, with: {text: x}}]\n", set()),
-        (
+        (  # Claude ignores onFailure on Stop: hookrails' own exit 2 blocks it instead
             "  Stop:\n    - on_failure: block\n      hooks: [{use: inject, with: {text: x}}]\n",
-            {"Stop"},
+            set(),
         ),
+        (
+            "  ConfigChange:\n    - on_failure: block\n      hooks: [allow]\n",
+            {"ConfigChange"},
+        ),
+        (  # Claude cannot block a Notification: nothing fails closed there
+            "  Notification:\n    - on_failure: block\n      hooks: [allow]\n",
+            set(),
+        ),
+        ("  PreSkillShellCommand:\n    - hooks: [allow]\n", {"PreSkillShellCommand"}),
+        ("  PermissionRequest:\n    - hooks: [allow]\n", set()),
         (
             "  UserPromptSubmit:\n    - hooks: [{use: inject, with: {text: x}}]\n",
             {"UserPromptSubmit"},
@@ -274,7 +284,16 @@ def test_a_definition_that_binds_nothing_writes_nothing(project: Path) -> None:
             set(),
         ),
     ],
-    ids=["stop-default", "stop-block", "prompt-default", "prompt-continue"],
+    ids=[
+        "stop-default",
+        "stop-block",
+        "config-change-block",
+        "notification-block",
+        "skill-shell-default",
+        "permission-request-default",
+        "prompt-default",
+        "prompt-continue",
+    ],
 )
 def test_on_failure_block_is_written_where_the_event_fails_closed(
     yaml_text: str, blocking: set[str], project: Path
@@ -656,3 +675,23 @@ def test_the_version_of_claude_on_path_is_checked_but_never_fails_the_install(
         code, _, err = run("install", "--config", "pre.yaml")
         assert code == 0
         assert (warned in err) if warned else err == "", (version, err)
+
+
+@pytest.mark.parametrize(
+    ("matchers", "written"),
+    [
+        (["'.envrc|.env'", "pyproject.toml"], ".envrc|.env|pyproject.toml"),
+        (["'*.toml'", ".envrc"], ".envrc"),  # a glob names no file Claude could watch
+        (["'*'"], None),
+    ],
+)
+def test_file_changed_is_installed_with_the_files_to_watch(
+    matchers: list[str], written: str | None, project: Path
+) -> None:
+    """Claude watches only the files its FileChanged matchers name."""
+    entries = "".join(f"    - matcher: {m}\n      hooks: [allow]\n" for m in matchers)
+    (project / "watch.yaml").write_text("hooks:\n  FileChanged:\n" + entries)
+    assert run("install", "--config", "watch.yaml")[0] == 0
+    (group,) = settings(project)["hooks"]["FileChanged"]
+    assert group.get("matcher") == written
+    assert run("install", "--config", "watch.yaml")[1].strip().endswith("no change")

@@ -49,6 +49,36 @@ def test_command_hook_exit_2_on_a_stop_event_blocks_the_stop(tmp_path: Path) -> 
     assert d.blocked and d.reason == "write the report first"
 
 
+@pytest.mark.parametrize(
+    ("event", "payload", "outcome"),
+    [
+        ("PreSkillShellCommand", {"tool_name": "Bash", "tool_input": {"command": "ls"}}, "deny"),
+        ("PreModelSwitch", {"to_model": "claude-opus-4-1"}, "deny"),
+        ("ConfigChange", {"source": "skills"}, "block"),
+        ("PreCompact", {"trigger": "manual"}, "block"),
+        ("PermissionRequest", {"tool_name": "Bash", "tool_input": {"command": "ls"}}, "noop"),
+        ("Notification", {"message": "hi"}, "noop"),
+        ("SessionStart", {"source": "startup"}, "noop"),
+    ],
+)
+def test_command_hook_exit_2_does_what_claude_does_on_the_event(
+    tmp_path: Path, event: str, payload: dict[str, Any], outcome: str
+) -> None:
+    """A refusal where Claude lets exit 2 refuse; elsewhere (PermissionRequest, the events
+    Claude cannot block) Claude shows stderr to the user, and so does hookrails."""
+    from guardrails.events import Event
+
+    cmd = _script(tmp_path, "print('not this one', file=sys.stderr); sys.exit(2)\n")
+    d = _guard({"command": cmd}, event).emit_sync(
+        Event.from_claude({"hook_event_name": event, **payload})
+    )
+    assert [r.outcome for r in d.runs] == [outcome]
+    refused = d.denied or d.blocked
+    assert refused is (outcome != "noop")
+    if not refused:
+        assert d.system_messages == ["not this one"]
+
+
 def test_command_hook_json_stdout_is_read_as_claude_output(tmp_path: Path) -> None:
     cmd = _script(
         tmp_path,
