@@ -63,7 +63,7 @@ def test_every_claude_event_is_accepted_recorded_and_answered(
     args = ["--config", str(observer / "agent.yaml"), "--event", wire, "--ledger", str(ledger)]
     run = hook("module", *args, stdin=stdin, cwd=observer, env=env)
     assert run.code == 0, run.err
-    if wire == "WorktreeCreate":  # answered as text: the path, and no hook gave one
+    if wire in ("WorktreeCreate", "PreCompact"):  # answered as text, and no hook gave any
         assert run.out == "\n"
     else:
         assert run.answer == {}
@@ -167,6 +167,32 @@ def test_worktree_create_answers_the_path_as_text(
     assert (run.code, run.out) == (code, out), run.err
     if code:
         assert "no worktree for that" in one_line(run.err)
+
+
+@pytest.mark.parametrize(
+    ("hooks", "code", "out"),
+    [
+        ("[reinject_instructions]", 0, "keep rule 7"),  # the compaction's instructions, as text
+        ("[allow]", 0, ""),  # nothing: "{}" would join the instructions
+        ("[reinject_instructions, {use: deny, with: {reason: later}}]", 0, '"decision":"block"'),
+    ],
+)
+def test_pre_compact_answers_the_compactions_instructions_as_text(
+    hooks: str, code: int, out: str, env: dict[str, str], tmp_path: Path
+) -> None:
+    """Claude adds a PreCompact hook's whole stdout to the compaction's custom
+    instructions, JSON or not; a refusal is still JSON (``decision: block``)."""
+    write(
+        tmp_path,
+        {"agent.yaml": f"name: c\ninstructions: keep rule 7\nhooks:\n  PreCompact:\n"
+         f"    - hooks: {hooks}\n"},
+    )  # fmt: skip
+    args = ["--config", str(tmp_path / "agent.yaml"), "--no-ledger"]
+    run = hook("module", *args, stdin=payload("PreCompact", tmp_path), cwd=tmp_path, env=env)
+    assert run.code == code, run.err
+    assert out in run.out if out else run.out == "\n"
+    if "block" not in out:
+        assert not run.out.lstrip().startswith("{")
 
 
 @pytest.mark.parametrize("wire", ["PermissionRequest", "PreSkillShellCommand"])
