@@ -1,12 +1,14 @@
 """Gates and records on the newer events, through the real Claude Code CLI 2.1.332 (offline):
 TaskCreated and TaskCompleted gated by ``require_artifacts`` (the task tools, which
-``CLAUDE_CODE_ENABLE_TODO_TOOLS=1`` turns on), a StopFailure recorded from an API error,
-a PostToolBatch block, and a blocked slash command (UserPromptExpansion).
+``CLAUDE_CODE_ENABLE_TODO_TOOLS=1`` turns on).
 
 Every run installs the definition with ``hookrails claude install`` (command hooks, one
 process per event) and reads the ledger those processes wrote. TeammateIdle needs a team
 of teammate processes, which the CLI starts only with agent teams in a terminal: it is
 covered by hook processes with its real payload (``tests/processes/test_hook_state.py``).
+StopFailure too (``tests/processes/test_hook_events.py``): the CLI runs its hooks without
+waiting for them, and neither a ``-p`` run nor a streaming session that met a scripted 429
+or 529 (``guardrails.testing.APIError``, ``CLAUDE_CODE_MAX_RETRIES=0``) left a row.
 """
 
 from __future__ import annotations
@@ -115,7 +117,9 @@ def test_a_task_is_not_created_until_its_artifact_exists(tasks: tuple[CliRun, Pa
     got = results(run)
     assert "was not created" in got[1] and "PLAN.md missing" in got[1]
     assert "created successfully" in got[3]
-    created = rows(db, "SELECT decision, reason FROM events WHERE event = 'TaskCreated' ORDER BY id")
+    created = rows(
+        db, "SELECT decision, reason FROM events WHERE event = 'TaskCreated' ORDER BY id"
+    )
     assert [r["decision"] for r in created] == ["block", "allow"]
     assert "Report found: PLAN.md" in created[1]["reason"]
 
