@@ -20,6 +20,7 @@ __all__ = [
     "CONTEXT_EVENTS",
     "DEFER_EVENTS",
     "HAND_WRITTEN",
+    "INSTRUCTION_EVENTS",
     "LEGACY_AGENT_SUBJECT",
     "NAMES",
     "NO_MATCHER",
@@ -458,6 +459,12 @@ CONTEXT_EVENTS: Final = frozenset(
         "PostModelSwitch",
     }
 )
+
+#: events where Claude reads a hook's context as instructions for a request of its own
+#: rather than the conversation: PreCompact's successful output joins the compaction's
+#: custom instructions, which the summary follows (a command hook's stdout as text, an
+#: SDK callback's ``systemMessage``)
+INSTRUCTION_EVENTS: Final = frozenset({"PreCompact"})
 
 #: Claude output fields hookrails has no name for, by wire name -> (JSON type, how the
 #: values of several hooks merge): ``first`` (the first hook's value stands), ``any``

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ._dataclass_free import LIST, named_tuple, record
 from ._event_table import (
     CONTEXT_EVENTS,
+    INSTRUCTION_EVENTS,
     OUTPUT_FIELDS,
     PERMISSION_EVENTS,
     SPECIFIC_KEYS,
@@ -624,8 +625,13 @@ class Decision:
         if self.halted:
             out["continue"] = False
             out["stopReason"] = self.reason or "halted by hook"
-        if self.system_messages:
-            out["systemMessage"] = "\n".join(self.system_messages)
+        messages = self.system_messages
+        if ctx and name in INSTRUCTION_EVENTS and not (self.blocked or self.halted):
+            # PreCompact: an SDK callback's systemMessage is what Claude adds to the
+            # compaction's instructions (a command hook prints the text instead)
+            messages = [*messages, ctx]
+        if messages:
+            out["systemMessage"] = "\n".join(messages)
         return out
 
     def _permission_request(self) -> dict[str, Any] | None:

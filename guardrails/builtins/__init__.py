@@ -31,6 +31,8 @@ if TYPE_CHECKING:  # the same table, spelled out for type checkers (``X as X``: 
     from .budget import tool_budget as tool_budget
     from .idempotency.guard import IdempotencyGuard as IdempotencyGuard
     from .idempotency.guard import idempotency_guard as idempotency_guard
+    from .instructions import ReinjectInstructions as ReinjectInstructions
+    from .instructions import reinject_instructions as reinject_instructions
     from .nudge import SchemaNudge as SchemaNudge
     from .nudge import schema_nudge as schema_nudge
     from .paths import ProtectPaths as ProtectPaths

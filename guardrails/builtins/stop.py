@@ -1,12 +1,18 @@
-"""Stop hooks: keep an agent working until its artifacts exist (``require_artifacts``)
-or until it says it is done (``completion_promise``).
+"""Gates: keep an agent working until its artifacts exist (``require_artifacts``) or until
+it says it is done (``completion_promise``).
 
-Both count the stops they blocked in a row, per session and agent: from the
-ledger's ``hook_runs`` when one is attached (so a Claude command hook, a new
-process per event, keeps the count), else in ``ctx.state``. A stop the host
-flags ``stop_hook_active`` counts as at least one earlier block. Each gives up
-on its own, before the Guard's (and Claude Code's) cap of 8 consecutive blocks,
-and says so in a system message.
+They gate the events that end a piece of work (:data:`GATE_EVENTS`): an agent's or a
+subagent's stop, a teammate going idle (TeammateIdle), a task marked completed
+(TaskCompleted) and a task being created (TaskCreated); a block keeps the work going
+(the task is not marked completed, or not created) with the reason.
+
+Both count the blocks they gave in a row, per session, event and agent (a subagent's or
+a teammate's ``agent_id``): from the ledger's ``hook_runs`` when one is attached (so a
+Claude command hook, a new process per event, keeps the count), else in ``ctx.state``.
+A stop the host flags ``stop_hook_active`` counts as at least one earlier block. Each
+gives up on its own, before the Guard's (and Claude Code's) cap of 8 consecutive stop
+blocks, and says so in a system message; on the task and teammate events, where Claude
+has no cap, theirs is the only one.
 """
 
 from __future__ import annotations
@@ -24,7 +30,10 @@ from ..errors import GuardrailsError, HookFailure
 from ..events import STOP_EVENTS
 from ..results import STOP_BLOCK_CAP, HookResult
 
-__all__ = ["CompletionPromise", "RequireArtifacts", "completion_promise"]
+__all__ = ["GATE_EVENTS", "CompletionPromise", "RequireArtifacts", "completion_promise"]
+
+#: the events these gates answer: a block keeps the agent, subagent or teammate working
+GATE_EVENTS: Final = frozenset(STOP_EVENTS | {"TeammateIdle", "TaskCompleted", "TaskCreated"})
 
 #: files examined per artifact glob at most (a stop hook must answer within its timeout)
 _MAX_FILES: Final = 100
@@ -32,6 +41,29 @@ _MAX_FILES: Final = 100
 _MAX_JSON_BYTES: Final = 16 * 1024 * 1024
 #: bytes read from the end of a transcript when the host sent no last_assistant_message
 _TRANSCRIPT_TAIL: Final = 1024 * 1024
+
+
+def _lead(event: Any) -> str:
+    """What a block does on a task or teammate event, said first (a stop says nothing)."""
+    name = event.event_name
+    if name == "TaskCompleted":
+        subject = f" ({event.task_subject})" if event.task_subject else ""
+        return f"Task {event.task_id}{subject} is not marked completed. "
+    if name == "TaskCreated":
+        return f"Task {event.task_subject or event.task_id!r} was not created. "
+    if name == "TeammateIdle":
+        return f"Teammate {event.teammate_name} keeps working instead of going idle. "
+    return ""
+
+
+def _where_to_promise(event: Any) -> str:
+    """Where the agent writes the promise for the gate on ``event`` to read it."""
+    name = event.event_name
+    if name == "TaskCompleted":
+        return "write {token} in the message that marks it completed"
+    if name == "TaskCreated":
+        return "write {token} in a message before you create it"
+    return "end your reply with {token}"
 
 
 def _sid(event: Any, ctx: Any) -> str:
@@ -57,7 +89,7 @@ class _BlockCount:
             except GuardrailsError:  # unreadable ledger: this process's count will do
                 run = 0
             n = max(n, run)  # a degraded ledger lags behind ctx.state, never ahead
-        if event.stop_hook_active:
+        if getattr(event, "stop_hook_active", None):
             n = max(n, 1)
         return n
 
@@ -107,7 +139,7 @@ def _last_assistant_text(path: str | None) -> str | None:
 
 
 def _last_message(event: Any) -> str:
-    text = event.last_assistant_message
+    text = getattr(event, "last_assistant_message", None)
     if text is None:
         path = getattr(event, "agent_transcript_path", None) or event.transcript_path
         text = _last_assistant_text(path)
@@ -128,7 +160,9 @@ class CompletionPromise:
 
     ``max_iterations`` is at most 9: the Guard, like Claude Code, lets a stop
     through after 8 consecutive blocks, so a larger value could never be
-    reached. Works on ``AgentStop`` and ``SubagentStop`` (counted per subagent).
+    reached. Works on ``AgentStop`` and ``SubagentStop`` (counted per subagent), and on
+    ``TeammateIdle``, ``TaskCompleted`` and ``TaskCreated`` (:data:`GATE_EVENTS`), where
+    the promise is read from the end of the transcript.
     When the host sends no ``last_assistant_message``, the end of the transcript
     is read instead.
     """
@@ -181,7 +215,7 @@ class CompletionPromise:
         return self.promise in text
 
     def __call__(self, event: Any, ctx: Any) -> HookResult | None:
-        if event.event_name not in STOP_EVENTS:
+        if event.event_name not in GATE_EVENTS:
             return None
         text = _last_message(event)
         with self._lock:
@@ -204,10 +238,10 @@ class CompletionPromise:
             self._count.set(event, ctx, iteration)
         following = iteration + 1
         task = self.message or "The task is not finished yet. Keep working on it."
+        where = _where_to_promise(event).format(token=self.token)
         reason = (
-            f"{task}\n\nIteration {following} of {self.max_iterations}. When the task is "
-            f"completely done and checked, end your reply with {self.token}. Do not write "
-            "it before then."
+            f"{_lead(event)}{task}\n\nIteration {following} of {self.max_iterations}. When "
+            f"the task is completely done and checked, {where}. Do not write it before then."
         )
         return HookResult(
             decision="block",
@@ -328,7 +362,7 @@ class RequireArtifacts:
         )
 
     def __call__(self, event: Any, ctx: Any) -> HookResult | None:
-        if event.event_name not in STOP_EVENTS:
+        if event.event_name not in GATE_EVENTS:
             return None
         cwd = event.cwd or os.getcwd()
         found: list[str] = []
@@ -359,7 +393,7 @@ class RequireArtifacts:
             self._count.set(event, ctx, blocked + 1)
         where = f" (paths are relative to {cwd})" if self._checks else ""
         return HookResult.block(
-            "Retry required: "
+            f"{_lead(event)}Retry required: "
             + "; ".join(missing)
             + f".\nCreate or fix what is missing{where}, then finish. "
             f"Retry {blocked + 1} of {self.max_retries}."

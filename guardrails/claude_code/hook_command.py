@@ -4,7 +4,9 @@ Claude Code writes the event's JSON to stdin and reads the exit code:
 
 * exit 0: stdout is the merged :class:`~guardrails.Decision` as Claude hook JSON
   (``Decision.to_claude()``; a deny or a block is in that JSON); WorktreeCreate's
-  stdout is the new worktree's path, as text, which is how Claude reads it;
+  stdout is the new worktree's path, as text, which is how Claude reads it, and
+  PreCompact's (unless refused) the compaction instructions its hooks give, as text
+  (Claude adds that stdout, JSON or not, to the instructions the summary follows);
 * exit 2 with one line on stderr: the event could not be decided and fails
   closed (PreToolUse: the tool does not run; UserPromptSubmit: the prompt is
   erased; Stop and SubagentStop: the agent keeps going; ``REFUSALS`` says what
@@ -405,6 +407,10 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
             ledger.close()
         if state.event == "WorktreeCreate":  # a command hook answers the path, as text
             return _worktree_answer(decision, fallback)
+        if state.event == "PreCompact" and not fallback:
+            # Claude adds a PreCompact hook's whole stdout to the compaction's instructions,
+            # JSON included ("{}"): the instructions as text, or nothing
+            return 0, decision.additional_context or "", ""
         return 0, out, fallback
     finally:
         watchdog.release()  # cancels it, whichever way this ends

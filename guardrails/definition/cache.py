@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["CACHE_ENV", "cache_dir", "entry_path", "load_definition"]
 
 CACHE_ENV = "HOOKRAILS_CACHE_DIR"
-_FORMAT = 1
+_FORMAT = 2  # 2: AgentDefinition.instructions
 #: AgentDefinition fields stored as they are (tools and hooks are stored field by field)
 _PLAIN = tuple(
     name

@@ -149,6 +149,11 @@ class DefinitionModel(_Strict):
     ledger: str | None = Field(None, description="SQLite ledger path")
     injection_budget: int = Field(30_000, ge=0, description="context characters per turn")
     event_budget: _Seconds = Field(30.0, description="time all hooks of one event may take")
+    instructions: str | None = Field(
+        None,
+        description="standing instructions the model keeps all session: reinject_instructions "
+        "gives them at session start and after compaction",
+    )
 
 
 def json_schema() -> dict[str, Any]:
@@ -552,6 +557,7 @@ def definition_from_data(
             ledger=model.ledger,
             injection_budget=model.injection_budget,
             event_budget=model.event_budget,
+            instructions=model.instructions,
             source=source,
             locations=lines,
         )

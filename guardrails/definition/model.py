@@ -26,12 +26,16 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_ON_FAILURE",
     "DEFAULT_TIMEOUT",
+    "INSTRUCTIONS_CAP",
     "AgentDefinition",
     "HookMatcher",
     "ToolSpec",
 ]
 
 DEFAULT_TIMEOUT = 5.0
+#: characters of standing instructions at most: one injection (``INJECTION_CAP``, 10,000)
+#: holds them with the frame ``reinject_instructions`` puts around them
+INSTRUCTIONS_CAP = 9_000
 #: fail closed where a missed check lets something through, open elsewhere
 DEFAULT_ON_FAILURE: dict[str, Literal["block", "continue"]] = {
     "PreToolUse": "block",
@@ -215,6 +219,9 @@ class AgentDefinition:
     Build it in Python, or load it with :meth:`from_file` (YAML, TOML, JSON).
     ``injection_budget`` caps context added per turn (characters);
     ``event_budget`` caps the time all hooks of one event may take (seconds).
+    ``instructions``: the standing instructions the model must keep for the whole
+    session; ``reinject_instructions`` gives them at session start and again after
+    Claude Code compacts the conversation (whose summary would lose them).
     """
 
     if TYPE_CHECKING:
@@ -227,6 +234,7 @@ class AgentDefinition:
     ledger: str | None
     injection_budget: int
     event_budget: float
+    instructions: str | None
     source: str | None
     #: (key, path, ...) -> line in ``source``, for messages about the file
     locations: dict[tuple[str | int, ...], int]
@@ -240,6 +248,7 @@ class AgentDefinition:
         ledger: str | None = None,
         injection_budget: int = 30_000,
         event_budget: float = 30.0,
+        instructions: str | None = None,
         source: str | None = None,
         locations: dict[tuple[str | int, ...], int] = DICT,
     ) -> None:
@@ -250,6 +259,7 @@ class AgentDefinition:
         self.ledger = ledger
         self.injection_budget = injection_budget
         self.event_budget = event_budget
+        self.instructions = instructions
         self.source = source
         self.locations = {} if locations is DICT else locations
         self.__post_init__()
@@ -322,6 +332,20 @@ class AgentDefinition:
             raise DefinitionError(
                 f"event_budget must be positive seconds, got {self.event_budget!r}",
                 loc=("event_budget",),
+            )
+        if self.instructions is not None and (
+            not isinstance(self.instructions, str) or not self.instructions.strip()
+        ):
+            raise DefinitionError(
+                f"instructions must be non-empty text, got {self.instructions!r}",
+                loc=("instructions",),
+            )
+        if self.instructions is not None and len(self.instructions) > INSTRUCTIONS_CAP:
+            raise DefinitionError(
+                f"instructions are {len(self.instructions):,} characters, over the "
+                f"{INSTRUCTIONS_CAP:,} that fit in one injection with their frame",
+                loc=("instructions",),
+                expected="shorter standing instructions (or a file the model is told to read)",
             )
 
     def arg_of(self, tool: str) -> tuple[str, str] | None:

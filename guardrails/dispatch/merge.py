@@ -13,6 +13,7 @@ from .._event_table import (
     BLOCK_ENDS_CHAIN,
     CONTEXT_EVENTS,
     DEFER_EVENTS,
+    INSTRUCTION_EVENTS,
     OUTPUT_FIELDS,
     OUTPUT_KEYS,
     PERMISSION_EVENTS,
@@ -238,7 +239,11 @@ class Merge:
         if r.claude:
             self._take_claude(b, r.claude)
         injected = 0
-        if r.additional_context and self.name not in CONTEXT_EVENTS:
+        if (
+            r.additional_context
+            and self.name not in CONTEXT_EVENTS
+            and self.name not in INSTRUCTION_EVENTS
+        ):
             d.notes.append(f"{b.hook.name}: context ignored, Claude reads none on {self.name}")
         elif r.additional_context:
             injected = self._inject(b, r.additional_context)

@@ -288,6 +288,9 @@ class EventRows:
             )  # fmt: skip
         else:
             payload, _, _ = self._json(ev.to_claude(), self.max_output)
+            if name == "StopFailure" and reason is None:  # the API error, beside the event
+                details = getattr(ev, "error_details", None)
+                reason = self._text(f"{ev.error}: {details}" if details else ev.error)
             # a permission event's deny (PermissionRequest, ...) is the event's block
             refused = decision.blocked or decision.decision == "deny"
             verdict = "halt" if decision.halted else "block" if refused else "allow"

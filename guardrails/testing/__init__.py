@@ -18,6 +18,7 @@ from ..dispatch.guard import Guard
 from ..events import Event, event_class
 from ..results import Decision
 from .fake_messages import (
+    APIError,
     FakeMessagesAPI,
     MessagesRequest,
     claude_cli_env,
@@ -26,6 +27,7 @@ from .fake_messages import (
 )
 
 __all__ = [
+    "APIError",
     "FakeClock",
     "FakeMessagesAPI",
     "MessagesRequest",

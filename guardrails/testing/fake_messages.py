@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 __all__ = [
+    "APIError",
     "FakeMessagesAPI",
     "MessagesRequest",
     "Reply",
@@ -34,8 +35,9 @@ __all__ = [
 
 #: one content block of an assistant turn, in the Messages API shape
 Block: TypeAlias = dict[str, Any]
-#: what a script answers: text, one block, a list of blocks (``None``: end the turn with "Done.")
-Reply: TypeAlias = "str | Block | Sequence[Block] | None"
+#: what a script answers: text, one block, a list of blocks (``None``: end the turn with
+#: "Done."), or an :class:`APIError` the request fails with
+Reply: TypeAlias = "str | Block | Sequence[Block] | APIError | None"
 #: a list of replies (one per agent-loop request, in order) or a function of the request
 Script: TypeAlias = "Sequence[Reply] | Callable[[MessagesRequest], Reply]"
 
@@ -55,6 +57,19 @@ def tool_use(name: str, input: Mapping[str, Any], id: str | None = None) -> Bloc
         "name": name,
         "input": dict(input),
     }
+
+
+@dataclass(frozen=True)
+class APIError:
+    """A scripted reply the request fails with: the Messages API's error JSON with an HTTP
+    status, e.g. ``APIError(429, "rate_limit_error", "slow down")`` or
+    ``APIError(529, "overloaded_error", "busy")``. Claude Code retries these (set
+    ``CLAUDE_CODE_MAX_RETRIES=0`` in its environment to fail at once) and, when they
+    persist, ends the turn with a StopFailure."""
+
+    status: int
+    type: str
+    message: str = "scripted error"
 
 
 @dataclass
@@ -230,34 +245,45 @@ class FakeMessagesAPI:
 
     # --- answering --------------------------------------------------------------------
 
+    def answer(self, request: MessagesRequest) -> list[Block] | APIError:
+        """The assistant turn's blocks, or the :class:`APIError` the script chose."""
+        with self._lock:
+            self.requests.append(request)
+            try:
+                reply = self._reply(request)
+                return reply if isinstance(reply, APIError) else _blocks(reply)
+            except Exception as exc:
+                self.errors.append(exc)
+                return [text_block(f"fake script failed: {type(exc).__name__}: {exc}")]
+
+    def _reply(self, request: MessagesRequest) -> Any:
+        if callable(self.script):
+            return self.script(request)
+        index = self._next
+        self._next += 1
+        return self.script[index] if index < len(self.script) else None
+
     def reply_for(self, request: MessagesRequest) -> list[Block]:
         """The content blocks of the assistant turn answering ``request``.
 
         A script that raises (or answers nonsense) is kept in ``errors`` and the
         turn ends with its message, so the CLI finishes instead of retrying.
         """
-        with self._lock:
-            self.requests.append(request)
-            try:
-                if callable(self.script):
-                    reply = self.script(request)
-                else:
-                    index = self._next
-                    self._next += 1
-                    reply = self.script[index] if index < len(self.script) else None
-                return _blocks(reply)
-            except Exception as exc:
-                self.errors.append(exc)
-                return [text_block(f"fake script failed: {type(exc).__name__}: {exc}")]
+        found = self.answer(request)
+        if isinstance(found, APIError):
+            return [text_block(f"API error {found.status} {found.type}: {found.message}")]
+        return found
 
     def raise_errors(self) -> None:
         """Re-raise the first script error, for a test that wants it to fail loudly."""
         if self.errors:
             raise self.errors[0]
 
-    def message(self, request: MessagesRequest) -> dict[str, Any]:
-        """The whole (non-streamed) Messages API response for ``request``."""
-        content = self.reply_for(request)
+    def message(self, request: MessagesRequest) -> dict[str, Any] | APIError:
+        """The whole (non-streamed) Messages API response for ``request``, or the error."""
+        content = self.answer(request)
+        if isinstance(content, APIError):
+            return content
         stop = "tool_use" if any(b.get("type") == "tool_use" for b in content) else "end_turn"
         return {
             "id": f"msg_fake{next(_ids):06d}",
@@ -371,6 +397,9 @@ def _handler_for(owner: FakeMessagesAPI) -> type[BaseHTTPRequestHandler]:
                 return
             request = MessagesRequest(self.path, body, dict(self.headers.items()))
             message = owner.message(request)
+            if isinstance(message, APIError):
+                self._send_json(message.status, _error(message.type, message.message))
+                return
             if not body.get("stream"):
                 self._send_json(200, message)
                 return

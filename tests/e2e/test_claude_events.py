@@ -180,6 +180,121 @@ def test_compaction_and_the_session_end_are_recorded(installed: tuple[Session, P
     assert pre["custom_instructions"] == "keep the notes"
 
 
+def summary_requests(session: Session) -> list[MessagesRequest]:
+    """The requests that ask for the compaction's summary."""
+    return [r for r in session.requests if "Additional Instructions:" in r.text()]
+
+
+def test_a_pre_compact_hook_with_nothing_to_say_adds_nothing_to_the_summarys_instructions(
+    installed: tuple[Session, Path],
+) -> None:
+    """Claude adds a PreCompact command hook's whole stdout to the instructions: a JSON
+    ``{}`` there used to reach the summary."""
+    session, _ = installed
+    asked = summary_requests(session)
+    assert asked
+    for request in asked:
+        tail = request.text().split("Additional Instructions:", 1)[1]
+        assert tail.lstrip().startswith("keep the notes") and "{}" not in tail
+
+
+# --- reinject_instructions: the standing instructions outlive a compaction -----------------
+
+RULES = "RULE-7: answer in exactly three bullet points."
+
+REINJECT_YAML = f"""\
+name: standing
+ledger: ledger.db
+instructions: "{RULES}"
+hooks:
+  SessionStart:
+    - hooks: [reinject_instructions]
+  PreCompact:
+    - hooks: [reinject_instructions]
+  PostCompact:
+    - hooks: [allow]
+"""
+
+
+@pytest.fixture(scope="module")
+def reinjected(tmp_path_factory: pytest.TempPathFactory) -> tuple[Session, Path]:
+    tmp = tmp_path_factory.mktemp("reinjected")
+    project = tmp / "project"
+    project.mkdir()
+    (project / "agent.yaml").write_text(REINJECT_YAML)
+    env = {**os.environ, "HOOKRAILS_CACHE_DIR": str(tmp / "cache")}
+    env.pop("HOOKRAILS_LEDGER", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "guardrails", "claude", "install", "--config", "agent.yaml"],
+        cwd=project, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    session = run_session(
+        compacting_script, tmp, ["hello", "/compact", "go on"], settings=settings,
+        env={"HOOKRAILS_CACHE_DIR": str(tmp / "cache")},
+    )  # fmt: skip
+    return session, project / "ledger.db"
+
+
+def test_the_standing_instructions_reach_the_model_at_startup_and_after_compaction(
+    reinjected: tuple[Session, Path],
+) -> None:
+    session, _ = reinjected
+    first, last = session.requests[0], session.requests[-1]
+    assert RULES in first.system + first.text()
+    assert SUMMARY in last.text()  # the compacted conversation...
+    assert RULES in last.system + last.text()  # ...and the instructions, after it
+
+
+def test_the_compaction_is_asked_to_keep_them_word_for_word(
+    reinjected: tuple[Session, Path],
+) -> None:
+    session, _ = reinjected
+    asked = summary_requests(session)
+    assert asked
+    for request in asked:
+        tail = request.text().split("Additional Instructions:", 1)[1]
+        assert "word for word" in tail and RULES in tail and "{}" not in tail
+
+
+def test_sdk_callbacks_reinject_on_the_same_channels(tmp_path: Path) -> None:
+    """Over the SDK a PreCompact callback's systemMessage is what joins the instructions,
+    and SessionStart arrives after /compact."""
+    definition = AgentDefinition(
+        name="sdk",
+        instructions=RULES,
+        hooks={
+            "SessionStart": [HookMatcher(hooks=["reinject_instructions"])],
+            "PreCompact": [HookMatcher(hooks=["reinject_instructions"])],
+        },
+    )
+    guard = Guard(definition, ledger=False)
+    session = run_session(
+        compacting_script, tmp_path, ["hello", "/compact", "go on"], hooks=to_sdk_hooks(guard)
+    )
+    asked = summary_requests(session)
+    assert asked and all(RULES in r.text().split("Additional Instructions:", 1)[1] for r in asked)
+    last = session.requests[-1]
+    assert RULES in last.system + last.text()
+
+
+def test_each_reinjection_is_recorded(reinjected: tuple[Session, Path]) -> None:
+    _, db = reinjected
+    found = rows(
+        db,
+        "SELECT e.event, coalesce(e.payload ->> 'source', e.payload ->> 'trigger') AS subject, "
+        "h.outcome, h.injected_chars > 0 AS counted FROM events AS e "
+        "JOIN hook_runs AS h ON h.event_id = e.id WHERE h.hook = 'reinject_instructions' "
+        "ORDER BY e.id",
+    )
+    assert [(r["event"], r["subject"], r["outcome"], r["counted"]) for r in found] == [
+        ("SessionStart", "startup", "inject", 1),
+        ("PreCompact", "manual", "inject", 1),
+        ("SessionStart", "compact", "inject", 1),
+    ]
+
+
 # --- SDK callbacks: a blocked compaction, PermissionRequest, can_use_tool ---------------------
 
 

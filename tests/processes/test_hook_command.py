@@ -835,7 +835,7 @@ def test_a_corrupt_entry_is_rebuilt(cache: Path, tmp_path: Path) -> None:
     [entry_file] = cache.rglob("*.json")
     entry_file.write_text("{ not json")
     assert _defcache.load_definition(str(config)).hooks.keys() == {"PreToolUse", "AgentStop"}
-    assert json.loads(entry_file.read_text())["format"] == 1
+    assert json.loads(entry_file.read_text())["format"] == _defcache._FORMAT
 
 
 def test_no_cache_folder_only_costs_speed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -63,7 +63,7 @@ def test_every_claude_event_is_accepted_recorded_and_answered(
     args = ["--config", str(observer / "agent.yaml"), "--event", wire, "--ledger", str(ledger)]
     run = hook("module", *args, stdin=stdin, cwd=observer, env=env)
     assert run.code == 0, run.err
-    if wire == "WorktreeCreate":  # answered as text: the path, and no hook gave one
+    if wire in ("WorktreeCreate", "PreCompact"):  # answered as text, and no hook gave any
         assert run.out == "\n"
     else:
         assert run.answer == {}
@@ -169,6 +169,32 @@ def test_worktree_create_answers_the_path_as_text(
         assert "no worktree for that" in one_line(run.err)
 
 
+@pytest.mark.parametrize(
+    ("hooks", "code", "out"),
+    [
+        ("[reinject_instructions]", 0, "keep rule 7"),  # the compaction's instructions, as text
+        ("[allow]", 0, ""),  # nothing: "{}" would join the instructions
+        ("[reinject_instructions, {use: deny, with: {reason: later}}]", 0, '"decision":"block"'),
+    ],
+)
+def test_pre_compact_answers_the_compactions_instructions_as_text(
+    hooks: str, code: int, out: str, env: dict[str, str], tmp_path: Path
+) -> None:
+    """Claude adds a PreCompact hook's whole stdout to the compaction's custom
+    instructions, JSON or not; a refusal is still JSON (``decision: block``)."""
+    write(
+        tmp_path,
+        {"agent.yaml": f"name: c\ninstructions: keep rule 7\nhooks:\n  PreCompact:\n"
+         f"    - hooks: {hooks}\n"},
+    )  # fmt: skip
+    args = ["--config", str(tmp_path / "agent.yaml"), "--no-ledger"]
+    run = hook("module", *args, stdin=payload("PreCompact", tmp_path), cwd=tmp_path, env=env)
+    assert run.code == code, run.err
+    assert out in run.out if out else run.out == "\n"
+    if "block" not in out:
+        assert not run.out.lstrip().startswith("{")
+
+
 @pytest.mark.parametrize("wire", ["PermissionRequest", "PreSkillShellCommand"])
 def test_argument_rules_of_a_definition_apply_to_the_other_tool_events(
     wire: str, env: dict[str, str], tmp_path: Path
@@ -188,3 +214,59 @@ def test_argument_rules_of_a_definition_apply_to_the_other_tool_events(
     assert allowed.answer == {}
     out: dict[str, Any] = denied.answer
     assert "no pushing" in json.dumps(out)
+
+
+def test_a_stop_failure_row_says_which_api_error_ended_the_turn(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """The error type and Claude's message are the event's reason: ``SELECT reason FROM
+    events WHERE event = 'StopFailure'`` reads what went wrong."""
+    write(tmp_path, {"agent.yaml": "name: o\nhooks:\n  StopFailure:\n    - hooks: [allow]\n"})
+    ledger = tmp_path / "ledger.db"
+    args = ["--config", str(tmp_path / "agent.yaml"), "--ledger", str(ledger)]
+    stdin = payload("StopFailure", tmp_path)
+    run = hook("module", *args, stdin=stdin, cwd=tmp_path, env=env)
+    assert run.code == 0 and run.answer == {}, run.err
+    with sqlite3.connect(ledger) as db:
+        found = db.execute(
+            "SELECT payload ->> 'error', reason, decision FROM events WHERE event = 'StopFailure'"
+        ).fetchall()
+    assert found == [("rate_limit", f"rate_limit: {stdin['error_details']}", "allow")]
+
+
+RETRY = """\
+from guardrails import HookResult
+
+
+def retry_reads(event, ctx):
+    return HookResult(claude={"retry": event.tool_input.get("command", "").startswith("cat ")})
+"""
+
+
+@pytest.mark.parametrize(("command", "retry"), [("cat notes.txt", True), ("rm -rf /tmp/x", False)])
+def test_permission_denied_answers_retry(
+    command: str, retry: bool, env: dict[str, str], tmp_path: Path
+) -> None:
+    """Auto mode's denial (PermissionDenied) gets ``retry`` from a privileged hook, and the
+    event is recorded with Claude's reason for the denial."""
+    write(
+        tmp_path,
+        {
+            "hooks.py": RETRY,
+            "agent.yaml": "name: r\nhooks:\n  PermissionDenied:\n    - matcher: Bash\n"
+            "      hooks: [{use: hooks:retry_reads}]\n",
+        },
+    )
+    ledger = tmp_path / "ledger.db"
+    args = ["--config", str(tmp_path / "agent.yaml"), "--ledger", str(ledger)]
+    stdin = payload("PermissionDenied", tmp_path, tool_input={"command": command})
+    run = hook("module", *args, stdin=stdin, cwd=tmp_path, env=env)
+    assert run.code == 0, run.err
+    assert run.answer == {
+        "hookSpecificOutput": {"hookEventName": "PermissionDenied", "retry": retry}
+    }
+    with sqlite3.connect(ledger) as db:
+        found = db.execute(
+            "SELECT payload ->> '$.tool_input.command', payload ->> 'reason' FROM events"
+        ).fetchall()
+    assert found == [(command, "Deletes files outside the project")]

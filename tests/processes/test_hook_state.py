@@ -274,3 +274,52 @@ def test_the_stop_block_cap_holds_across_processes(project: Path) -> None:
     stop = {"hook_event_name": "Stop", "last_assistant_message": "done?"}
     answers = [_hook(project, {**stop, "stop_hook_active": i > 0}) for i in range(9)]
     assert [a.get("decision") for a in answers] == ["block"] * 8 + [None]
+
+
+GATES = """\
+name: gates
+hooks:
+  TaskCompleted:
+    - hooks: [{use: require_artifacts, with: {paths: [CHANGELOG.md], max_retries: 2}}]
+  TeammateIdle:
+    - hooks: [{use: completion_promise, with: {promise: DONE, max_iterations: 3}}]
+  TaskCreated:
+    - hooks: [{use: require_artifacts, with: {paths: [PLAN.md], max_retries: 1}}]
+"""
+
+#: the events as CLI 2.1.332 builds them (tests/fixtures/claude_payloads), one teammate
+TASK = {"task_id": "7", "task_subject": "Write the changelog", "teammate_name": "docs",
+        "team_name": "release", "agent_id": "docs@release"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("event", "fields", "answers"),
+    [
+        ("TaskCompleted", TASK, ["block", "block", None, "block"]),
+        ("TeammateIdle", {"teammate_name": "qa", "agent_id": "qa@release"},
+         ["block", "block", None, "block"]),
+        ("TaskCreated", TASK, ["block", None, "block", None]),
+    ],
+)  # fmt: skip
+def test_task_and_teammate_gates_cap_their_blocks_across_processes(
+    project: Path, event: str, fields: dict[str, Any], answers: list[str | None]
+) -> None:
+    """Each event a new ``hookrails hook`` process: the gate's retries are counted from the
+    ledger, it lets go after them (saying so), then counts afresh."""
+    (project / "agent.yaml").write_text(GATES)
+    transcript = project / "teammate.jsonl"
+    said = {"type": "assistant", "message": {"content": [{"type": "text", "text": "working"}]}}
+    transcript.write_text(json.dumps(said) + "\n")
+    sent = {"hook_event_name": event, "transcript_path": str(transcript), **fields}
+    got = [_hook(project, sent) for _ in answers]
+    assert [a.get("decision") for a in got] == answers
+    let_through = got[answers.index(None)]
+    assert "letting" in let_through["systemMessage"]
+    recorded = rows(
+        project / "ledger.db",
+        "SELECT e.agent_id, h.outcome FROM events AS e JOIN hook_runs AS h ON h.event_id = e.id "
+        "WHERE e.event = ? ORDER BY e.id",
+        event,
+    )
+    assert [r["agent_id"] for r in recorded] == [fields["agent_id"]] * len(answers)
+    assert [r["outcome"] for r in recorded] == [a or "allow" for a in answers]

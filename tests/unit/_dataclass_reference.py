@@ -239,6 +239,7 @@ class AgentDefinition:
     ledger: str | None = None
     injection_budget: int = 30_000
     event_budget: float = 30.0
+    instructions: str | None = None
     source: str | None = field(default=None, compare=False)
     locations: dict[tuple[str | int, ...], int] = field(
         default_factory=dict, repr=False, compare=False

@@ -196,12 +196,23 @@ def test_a_failing_hook_with_on_failure_block_cannot_block_there_either(name: st
 
 @pytest.mark.parametrize(
     ("name", "read"),
-    [("SessionEnd", False), ("PreCompact", False), ("Notification", True), ("Setup", True)],
+    [("SessionEnd", False), ("Notification", True), ("Setup", True)],
 )
 def test_context_goes_only_where_claude_reads_it(name: str, read: bool) -> None:
     d = decide(name, HookResult.inject("remember this"))
     assert ("additionalContext" in specific(d)) is read
     assert bool(d.injections) is read
+
+
+def test_pre_compact_context_is_the_compactions_instructions() -> None:
+    """Claude reads no additionalContext on PreCompact, but adds a hook's output to the
+    compaction's custom instructions: an SDK callback's is its systemMessage."""
+    d = decide("PreCompact", HookResult.inject("keep the rules"))
+    assert [i.text for i in d.injections] == ["keep the rules"]
+    out = d.to_claude()
+    assert "hookSpecificOutput" not in out and out["systemMessage"] == "keep the rules"
+    blocked = decide("PreCompact", HookResult.block("not now")).to_claude()
+    assert "systemMessage" not in blocked and blocked["decision"] == "block"
 
 
 def test_a_halt_stops_claude_on_any_event() -> None:
