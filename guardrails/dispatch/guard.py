@@ -72,6 +72,7 @@ class Guard(AsyncEventMethods):
         if not isinstance(definition, AgentDefinition):
             definition = AgentDefinition.from_file(definition)
         self.definition = definition
+        self._agent = definition.name
         self._index = ChainIndex(definition)
         if check:
             _check_hooks(definition, self._index.bindings)
@@ -82,6 +83,7 @@ class Guard(AsyncEventMethods):
         self.tenant = tenant
         self.cwd = cwd
         self._sessions: dict[str, Session] = {}
+        self._gen = 0
         self._default = self.session(cwd=cwd)
         self.sync = self._default.sync
 
