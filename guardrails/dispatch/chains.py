@@ -11,8 +11,8 @@ from __future__ import annotations
 from .._event_table import LEGACY_AGENT_SUBJECT, SUBJECT_VALUES, SUBJECTS
 from ..definition.hook_refs import Hook
 from ..definition.matchers import ArgPredicate
-from ..definition.rule_index import RuleIndex
 from ..definition.model import DEFAULT_ON_FAILURE, DEFAULT_TIMEOUT, AgentDefinition, HookMatcher
+from ..definition.rule_index import RuleIndex
 from ..events import STOP_EVENTS, TOOL_NAME_EVENTS
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms

@@ -142,7 +142,9 @@ class Guard(AsyncEventMethods):
         return await loop.emit(self, event, self.session_for(event))
 
     def emit_sync(self, event: Event) -> Decision:
-        return loop.emit_sync(self, event, self.session_for(event))
+        sid = event.session_id  # session_for's common case, inlined: the hot path
+        s = self._sessions.get(sid) if sid and event.cwd else None
+        return loop.emit_sync(self, event, self.session_for(event) if s is None else s)
 
     async def run_tool(
         self, tool_name: str, tool_input: dict[str, Any], fn: Callable[..., Any], **f: Any

@@ -26,7 +26,7 @@ from .approval import approve, approve_sync
 from .chains import QUIET_RUNS
 from .merge import Merge
 from .toolrun import new_tool_use_id
-from .untimed import run_untimed
+from .untimed import resume, run_untimed
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
@@ -73,22 +73,31 @@ HELD: contextvars.ContextVar[frozenset[object]] = contextvars.ContextVar(
 
 def emit_sync(guard: Guard, event: Event, session: Session, owner: bool = False) -> Decision:
     """Decide ``event`` on this thread, holding the session's turn."""
+    session._gen = guard._gen  # used now (the Guard's idle-session sweep reads it)
     lock = session._lock
-    ident = _get_ident()
-    turn = session._turn  # inlined Session._reentry: this is the hot path
-    if session._owner == ident or (turn is not None and turn in HELD.get()):
-        decision, pending = _decide_sync(guard, event, session, owner)
-    elif lock.acquire(False) or (not _holder_loop_is_here(session) and lock.acquire()):
+    if lock.acquire(False):  # the common case: nobody holds the turn
+        session._owner = _get_ident()
         try:
-            session._owner = ident
-            decision, pending = _decide_sync(guard, event, session, owner)
+            decision = _decide_sync(guard, event, session, owner)
+        finally:
+            session._owner = session._turn = None
+            lock.release()
+    elif session._owner == _get_ident() or (  # inlined Session._reentry: the hot path
+        session._turn is not None and session._turn in HELD.get()
+    ):
+        decision = _decide_sync(guard, event, session, owner)
+    elif not _holder_loop_is_here(session):
+        lock.acquire()
+        try:
+            session._owner = _get_ident()
+            decision = _decide_sync(guard, event, session, owner)
         finally:
             session._owner = session._turn = None
             lock.release()
     else:  # a task of this very thread's event loop holds the turn: waiting would stall
         # the loop it needs to finish, so decide without the turn (a callback of that loop)
-        decision, pending = _decide_sync(guard, event, session, owner)
-    if not pending:
+        decision = _decide_sync(guard, event, session, owner)
+    if decision.decision != "ask" or not _pending(guard, decision):
         return decision
     # an ask waits for its human outside the session's turn: siblings go on meanwhile
     approve_sync(guard, decision, session)
@@ -121,9 +130,8 @@ async def emit(guard: Guard, event: Event, session: Session, owner: bool = False
     return done
 
 
-def _decide_sync(
-    guard: Guard, event: Event, session: Session, owner: bool
-) -> tuple[Decision, bool]:
+def _decide_sync(guard: Guard, event: Event, session: Session, owner: bool) -> Decision:
+    """The decision, recorded; or an ask left unrecorded for the approver (``_pending``)."""
     if guard.ledger is not None:
         _ensure_tool_use_id(event)
         name = event.event_name
@@ -133,16 +141,40 @@ def _decide_sync(
             seed_session(guard, session, event)
     begun = _begin(guard, event, session)
     if type(begun) is Decision:  # halted
-        return recorded(guard, begun, session, owner), False
+        return recorded(guard, begun, session, owner)
     plan, pairs = begun  # type: ignore[misc]
     if not plan.timed:
-        if not plan.bindings:  # nothing to run, nothing to count: allowed as it is
-            return recorded(guard, Decision(event), session, owner, True), False
-        if plan.quiet >= QUIET_RUNS and guard.ledger is None:  # timed once (untimed.py)
-            done = run_untimed(guard, event, session, plan, pairs)
-            if type(done) is Decision:
-                return recorded(guard, done, session, owner, True), False
-            m, start, interrupted, began = done  # type: ignore[misc]
+        done: Any = None
+        if pairs and plan.quiet >= QUIET_RUNS and guard.ledger is None:
+            # every hook runs, timed once (untimed.py): the hot path, inlined
+            r, j = None, 0
+            t0 = _perf()
+            try:
+                for fn, ctx, j in pairs:  # noqa: B007  # j: where it stopped
+                    r = fn(event, ctx)
+                    if r is not None:
+                        break
+                else:
+                    elapsed = _perf() - t0
+                    if elapsed < plan.limit:
+                        plan.quiet += 1
+                        done = Decision(event, _raw=[(plan.bindings, "noop", elapsed, None, 0)])
+                    j = len(pairs)
+            except BaseException as exc:  # judged as the timed loop would judge it
+                done = resume(guard, event, session, plan, range(j), j, None, exc, t0)
+            else:
+                if done is None:
+                    done = resume(guard, event, session, plan, range(j), j, r, None, t0)
+        elif not plan.bindings:  # nothing to run, nothing to count: allowed as it is
+            done = Decision(event)
+        elif plan.quiet >= QUIET_RUNS and guard.ledger is None:
+            done = run_untimed(guard, event, session, plan)
+        if type(done) is Decision:
+            if guard.ledger is None and event.event_name != "SessionEnd":
+                return done  # what ``recorded`` would leave as it is: an allow, not recorded
+            return recorded(guard, done, session, owner, True)
+        if done is not None:  # the chain stopped being quiet: the timed loop goes on
+            m, start, interrupted, began = done
             try:
                 if interrupted is not None:
                     raise interrupted
@@ -150,7 +182,7 @@ def _decide_sync(
             except BaseException:  # an interrupted hook: the refusal is recorded, then on
                 _finish(guard, m, session, owner)
                 raise
-            return _finish(guard, m, session, owner)
+            return _finish(guard, m, session, owner)[0]
     m = Merge(event, session, guard.definition, plan)
     if plan.bindings:
         try:
@@ -165,7 +197,17 @@ def _decide_sync(
         except BaseException:  # an interrupted hook: the refusal is recorded, then it goes on
             _finish(guard, m, session, owner)
             raise
-    return _finish(guard, m, session, owner)
+    return _finish(guard, m, session, owner)[0]
+
+
+def _pending(guard: Guard, decision: Decision) -> bool:
+    """An ask that goes to the Guard's approver before it is recorded (``_finish`` leaves
+    it unrecorded): not a defer, on an event whose ask the approver settles."""
+    return (
+        guard.approver is not None
+        and not decision.deferred
+        and decision.event.event_name in _APPROVED
+    )
 
 
 async def _decide(
@@ -236,21 +278,14 @@ def _finish(
     """The merged decision, recorded (unless ``record`` is false); or ``(ask, True)`` when an
     approver must settle it first."""
     decision = merge.finish()
-    if (
-        decision.decision == "ask"
-        and guard.approver is not None
-        and not decision.deferred
-        and merge.name in _APPROVED
-    ):
+    if decision.decision == "ask" and _pending(guard, decision):
         return decision, True
     if not record:
         return decision, False
     return recorded(guard, decision, session, owner, True), False
 
 
-def _hooks_sync(
-    merge: Merge, session: Session, start: int = 0, began: float | None = None
-) -> None:
+def _hooks_sync(merge: Merge, session: Session, start: int = 0, began: float | None = None) -> None:
     """Call each hook on this thread from chain position ``start``: one clock reading per
     hook, and a no-opinion answer in time recorded inline (the common case; everything
     else goes to the Merge). ``began``: when the event's hooks began (the budget's start)."""

@@ -32,37 +32,21 @@ if TYPE_CHECKING:
     #: when the hooks began (the event budget counts from then)
     Resume = tuple[Merge, int, BaseException | None, float]
 
-__all__ = ["run_untimed"]
+__all__ = ["resume", "run_untimed"]
 
 _perf = time.perf_counter
 
 
-def run_untimed(
-    guard: Guard, event: Event, session: Session, plan: Plan, pairs: Sequence[Any] | None
-) -> Decision | Resume:
-    """Run ``plan``'s hooks with one clock reading. Every hook said nothing within the
-    chain's limit: the Decision. Otherwise the Merge the timed loop goes on with."""
+def run_untimed(guard: Guard, event: Event, session: Session, plan: Plan) -> Decision | Resume:
+    """Run the hooks of ``plan`` that ``event``'s input selects with one clock reading
+    (a chain whose hooks all run has this loop inlined in ``loop._decide_sync``). Every
+    hook said nothing within the chain's limit: the Decision. Otherwise the Merge the timed
+    loop goes on with."""
     bindings = plan.bindings
-    j = -1
-    r: Any = None
-    if pairs is not None:  # every hook of the chain runs: (fn, ctx, position), made once
-        t0 = _perf()
-        try:
-            for fn, ctx, j in pairs:
-                r = fn(event, ctx)
-                if r is not None:
-                    break
-            else:
-                elapsed = _perf() - t0
-                if elapsed < plan.limit:
-                    plan.quiet += 1
-                    return Decision(event, _raw=[(bindings, "noop", elapsed, None, 0)])
-                j = len(bindings)
-        except BaseException as exc:  # judged below, as the timed loop judges it
-            return _resume(guard, event, session, plan, range(j), j, None, exc, t0)
-        return _resume(guard, event, session, plan, range(j), j, r, None, t0)
     positions = plan.positions(event)
     ctxs = session._ctx
+    j = -1
+    r: Any = None
     t0 = _perf()
     try:
         for j in positions:
@@ -75,16 +59,17 @@ def run_untimed(
             if elapsed < plan.limit:
                 plan.quiet += 1
                 ran = tuple(bindings[k] for k in positions)
-                return Decision(event, _raw=[(ran, "noop", elapsed, None, 0)] if ran else [])
+                raw = [(ran, "noop", elapsed, None, 0)] if ran else []
+                return Decision(event, _raw=raw)
             j = len(bindings)
     except BaseException as exc:
         done = [k for k in positions if k < j]
-        return _resume(guard, event, session, plan, done, j, None, exc, t0)
+        return resume(guard, event, session, plan, done, j, None, exc, t0)
     done = [k for k in positions if k < j]
-    return _resume(guard, event, session, plan, done, j, r, None, t0)
+    return resume(guard, event, session, plan, done, j, r, None, t0)
 
 
-def _resume(
+def resume(
     guard: Guard,
     event: Event,
     session: Session,
@@ -95,9 +80,9 @@ def _resume(
     exc: BaseException | None,
     began: float,
 ) -> Resume:
-    """The Merge of a chain that stopped being quiet at position ``j`` (a hook answered,
-    raised or was interrupted there; ``j`` past the end: it ran long), its earlier hooks
-    (``done``, each said nothing) judged by the chain's time."""
+    """The Merge of a chain timed once that stopped being quiet at position ``j`` (a hook
+    answered, raised or was interrupted there; ``j`` past the end: it ran long), its
+    earlier hooks (``done``, each said nothing) judged by the chain's time."""
     elapsed = _perf() - began
     m = Merge(event, session, guard.definition, plan)
     budget = m.event_budget
