@@ -159,6 +159,12 @@ class Session(AsyncEventMethods):
             self.halted = self.halted or halted
             self.turn_chars = max(self.turn_chars, injected)
 
+    def _forgotten(self) -> None:
+        """The Guard let this session go: drop what is rebuilt on use (its compiled chains
+        and hook contexts, which refer back to it), keep its state."""
+        self._plans = {}
+        self._ctx = [None] * len(self._ctx)
+
     def _plan(self, key: tuple[str, str, str | None]) -> tuple[Plan, Any]:
         """The compiled chain for ``key`` (``loop._begin``'s cache miss)."""
         name, subject, agent = key
