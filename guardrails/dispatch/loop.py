@@ -106,6 +106,7 @@ def emit_sync(guard: Guard, event: Event, session: Session, owner: bool = False)
 
 async def emit(guard: Guard, event: Event, session: Session, owner: bool = False) -> Decision:
     """Decide ``event`` on the running loop, holding the session's turn."""
+    session._gen = guard._gen  # used now (the Guard's idle-session sweep reads it)
     if session._reentry():  # a hook of this session emitting into it
         decision, pending = await _decide(guard, event, session, owner)
     else:
