@@ -21,6 +21,7 @@ from .session import Session
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
+    import weakref
     from collections.abc import Callable
     from typing import Any, TypeVar, overload
 
@@ -29,8 +30,6 @@ if TYPE_CHECKING:
     from ..results import Decision
     from .chains import Binding, Chain
     from .toolrun import ToolRun
-
-    import weakref
 
     F = TypeVar("F", bound=Callable[..., Any])
 

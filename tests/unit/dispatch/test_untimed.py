@@ -131,9 +131,7 @@ def test_late_then_an_answer_counts_only_a_refusal() -> None:
 
 
 def test_past_the_event_budget_the_hooks_that_could_have_started_late_fail() -> None:
-    guard = _guard(
-        HookMatcher(matcher="Bash", hooks=[_sometimes_slow, _noop]), event_budget=0.05
-    )
+    guard = _guard(HookMatcher(matcher="Bash", hooks=[_sometimes_slow, _noop]), event_budget=0.05)
     guard.emit_sync(_pre())
     _quiet(guard)
     SLOW["on"] = True
