@@ -9,6 +9,9 @@ Method (the same for every in-process measurement):
   round-robin between the callables compared in one row so drift (CPU
   frequency, a noisy neighbour) hits them all equally.
 * The reported number is the **median** of the repeats, in ns per call.
+* A ratio between two columns is taken **per round** (the two repeats of one round ran
+  next to each other, so a noisy neighbour hits both) and reported as the median of the
+  rounds with their spread, min-max (``ratio``, ``fmt_ratio``).
 * The garbage collector is disabled during a timed loop (as ``timeit`` does).
 """
 
@@ -21,8 +24,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-REPEATS = 7
-TARGET_NS = 20_000_000
+REPEATS = 9
+TARGET_NS = 10_000_000
 
 
 def _run(fn: Callable[[Any], Any], arg: Any, loops: int) -> int:
@@ -50,8 +53,10 @@ def calibrate(fn: Callable[[Any], Any], arg: Any, target_ns: int = TARGET_NS) ->
         loops *= 4
 
 
-def compare(fns: Sequence[Callable[[Any], Any]], arg: Any, repeats: int = REPEATS) -> list[float]:
-    """Median ns per call of each ``fn(arg)``, repeats interleaved round-robin."""
+def rounds(
+    fns: Sequence[Callable[[Any], Any]], arg: Any, repeats: int = REPEATS
+) -> list[list[float]]:
+    """ns per call of each ``fn(arg)`` in each round (``[fn][round]``), interleaved."""
     for fn in fns:  # warm up: fill caches, create sessions, specialise bytecode
         _run(fn, arg, 200)
     loops = [calibrate(fn, arg) for fn in fns]
@@ -59,7 +64,23 @@ def compare(fns: Sequence[Callable[[Any], Any]], arg: Any, repeats: int = REPEAT
     for _ in range(repeats):
         for i, fn in enumerate(fns):
             samples[i].append(_run(fn, arg, loops[i]) / loops[i])
-    return [statistics.median(s) for s in samples]
+    return samples
+
+
+def compare(fns: Sequence[Callable[[Any], Any]], arg: Any, repeats: int = REPEATS) -> list[float]:
+    """Median ns per call of each ``fn(arg)``, repeats interleaved round-robin."""
+    return [statistics.median(s) for s in rounds(fns, arg, repeats)]
+
+
+def ratio(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, float]:
+    """The ratio a/b per round: (median, min, max)."""
+    per = [x / y for x, y in zip(a, b, strict=True) if y]
+    return statistics.median(per), min(per), max(per)
+
+
+def fmt_ratio(r: tuple[float, float, float]) -> str:
+    """``1.23x (1.10-1.40)``: the median ratio of the rounds and their spread."""
+    return f"{r[0]:.2f}x ({r[1]:.2f}-{r[2]:.2f})"
 
 
 def wall_ms(

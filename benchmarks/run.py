@@ -19,11 +19,12 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # run as a script, sections import their siblings
     sys.path.insert(0, str(HERE))
 
-from bench_dispatch import async_dispatch, dispatch  # noqa: E402
+from bench_dispatch import async_dispatch, dispatch, rules_scaling  # noqa: E402
 from bench_hook import hook_process_cost  # noqa: E402
 from bench_idempotency import idempotency_claim_bench  # noqa: E402
 from bench_import import import_cost  # noqa: E402
 from bench_ledger import ledger_call, ledger_throughput  # noqa: E402
+from bench_memory import sessions_memory  # noqa: E402
 from bench_schema import schema_guardrail_bench  # noqa: E402
 from bench_serve import serve_latency  # noqa: E402
 from bench_shell import shell_guards  # noqa: E402
@@ -32,6 +33,7 @@ import guardrails  # noqa: E402
 
 SECTIONS: list[Callable[[], None]] = [
     dispatch,
+    rules_scaling,
     async_dispatch,
     import_cost,
     hook_process_cost,
@@ -40,6 +42,7 @@ SECTIONS: list[Callable[[], None]] = [
     schema_guardrail_bench,
     idempotency_claim_bench,
     serve_latency,
+    sessions_memory,
     shell_guards,
 ]
 

@@ -515,12 +515,21 @@ class Decision:
     def runs(self) -> list[HookRun]:
         """Each hook's outcome, in the order they ran (what the ledger records)."""
         raw = self._raw
-        for i, r in enumerate(raw):
-            if type(r) is tuple:
-                b, outcome, seconds, error, injected = r
-                raw[i] = HookRun(
-                    b.hook.name, b.label, b.priority, outcome, seconds * 1000, error, injected
-                )
+        if not any(type(r) is tuple for r in raw):
+            return raw
+        runs = []
+        for r in raw:
+            if type(r) is not tuple:
+                runs.append(r)
+                continue
+            b, outcome, seconds, error, injected = r
+            if type(b) is tuple:  # hooks timed together (dispatch/untimed.py): an even share
+                ms = seconds * 1000 / len(b)
+                runs += [HookRun(x.hook.name, x.label, x.priority, outcome, ms) for x in b]
+            else:
+                ms = seconds * 1000
+                runs.append(HookRun(b.hook.name, b.label, b.priority, outcome, ms, error, injected))
+        raw[:] = runs
         return raw
 
     @property

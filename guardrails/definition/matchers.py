@@ -166,7 +166,7 @@ class ArgRule:
     compilation. A trailing ``/`` means everything below the directory.
     """
 
-    __slots__ = ("_abs_re", "_rel_re", "_text_re", "_ups", "source")
+    __slots__ = ("_abs_re", "_rel_re", "_text_re", "_ups", "path_prefix", "source", "text_prefix")
 
     def __init__(self, source: str) -> None:
         self.source = source
@@ -175,6 +175,10 @@ class ArgRule:
             prefix = source[:-2]
             text_globs = [prefix, prefix + " *"]
         self._text_re = re.compile("|".join(compile_glob(g).pattern for g in text_globs))
+        #: what every matching text starts with (``rule_index`` files the rule under it)
+        self.text_prefix = literal_prefix(text_globs[0])
+        #: the same for the path below the rule's anchor (``/`` for an absolute rule)
+        self.path_prefix = ""
         glob = posixpath.expanduser(source) if source.startswith("~") else source
         if glob.endswith("/"):
             glob += "**"
@@ -184,12 +188,14 @@ class ArgRule:
         segments = _normalize_glob(glob)
         if glob.startswith("/"):
             self._abs_re = compile_glob("/" + "/".join(segments), path=True)
+            self.path_prefix = literal_prefix("/" + "/".join(segments))
             return
         while segments and segments[0] == "..":
             segments.pop(0)
             self._ups += 1
         if segments:
             self._rel_re = compile_glob("/".join(segments), path=True)
+            self.path_prefix = literal_prefix("/".join(segments))
 
     def _matches_path(self, value: str, cwd: str) -> bool:
         return self.matches_absolute(normalize_path(value, cwd), cwd)
@@ -210,6 +216,18 @@ class ArgRule:
         if kind != "path":
             return self._text_re.fullmatch(value) is not None
         return self._matches_path(value, cwd)
+
+
+def literal_prefix(glob: str) -> str:
+    """The literal start of ``glob``: the text before its first wildcard, class, brace or
+    escape. Every string the glob matches starts with it (globs are case-sensitive)."""
+    for i, ch in enumerate(glob):
+        if ch in _SPECIAL:
+            return glob[:i]
+    return glob
+
+
+_SPECIAL: Final = frozenset("*?[{\\")
 
 
 def _absolute(value: str, base: str) -> str:

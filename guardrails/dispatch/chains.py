@@ -12,7 +12,8 @@ from .._event_table import LEGACY_AGENT_SUBJECT, SUBJECT_VALUES, SUBJECTS
 from ..definition.hook_refs import Hook
 from ..definition.matchers import ArgPredicate
 from ..definition.model import DEFAULT_ON_FAILURE, DEFAULT_TIMEOUT, AgentDefinition, HookMatcher
-from ..events import TOOL_NAME_EVENTS
+from ..definition.rule_index import RuleIndex
+from ..events import STOP_EVENTS, TOOL_NAME_EVENTS
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
@@ -20,7 +21,11 @@ if TYPE_CHECKING:
 
     from ..events import Event
 
-__all__ = ["Binding", "Chain", "ChainIndex"]
+__all__ = ["QUIET_RUNS", "Binding", "Chain", "ChainIndex", "Plan"]
+
+#: a chain runs timed hook by hook until it answered this many times in a row within its
+#: shortest limit; then it is timed once per event (docs/design.md §5, "timing")
+QUIET_RUNS: Final = 8
 
 
 class Binding:
@@ -63,6 +68,35 @@ class Binding:
 Chain = tuple[tuple[Binding, ArgPredicate | None], ...]
 
 
+class Plan:
+    """A chain compiled for dispatch: its bindings in order, their argument rules tested
+    together (``select``), and the shortest limit a hook of it has (its timeout, or the
+    event budget): a chain that ran within it had no late hook and no hook start past the
+    budget, so it needs no clock reading per hook."""
+
+    __slots__ = ("bindings", "chain", "entry", "limit", "needs_async", "quiet", "select", "timed")
+
+    def __init__(self, chain: Chain, event_budget: float, stops: bool) -> None:
+        self.chain = chain
+        self.bindings = tuple(b for b, _ in chain)
+        self.needs_async = any(b.is_async for b in self.bindings)
+        #: what ``ChainIndex.lookup`` answers: the chain and whether it holds an async hook
+        self.entry = (chain, self.needs_async)
+        preds = [p for _, p in chain]
+        self.select = None if all(p is None for p in preds) else RuleIndex(preds)
+        self.limit = min([b.timeout for b in self.bindings] + [event_budget])
+        #: in-time runs in a row (see ``QUIET_RUNS``); racy increments only delay the switch
+        self.quiet = 0
+        #: always timed per hook: async hooks, and stop events (their merge counts blocks)
+        self.timed = self.needs_async or stops
+
+    def positions(self, event: Event, start: int = 0) -> range | list[int]:
+        """The chain positions ``event``'s input selects, from ``start``, in order."""
+        if self.select is None:
+            return range(start, len(self.bindings))
+        return self.select.positions(event.tool_input, event.cwd, start)  # type: ignore[attr-defined]
+
+
 class ChainIndex:
     """Sorted bindings per event, and the cache of chains per subject."""
 
@@ -84,35 +118,39 @@ class ChainIndex:
                 b.index = len(self.all)
                 self.all.append(b)
             self.bindings[event] = entries
-        self._cache: dict[tuple[str, str, str, str | None], tuple[Chain, bool]] = {}
+        self._cache: dict[tuple[str, str, str, str | None], Plan] = {}
 
     def for_event(self, event: Event, tenant: str | None) -> tuple[Chain, bool]:
-        """The chain for ``event`` and whether it holds an async hook: a dict lookup once the
-        (event, subject, agent, tenant) was seen (the hot path)."""
+        """The chain for ``event`` and whether it holds an async hook."""
+        return self.plan(*self.key(event), tenant).entry
+
+    def key(self, event: Event) -> tuple[str, str, str]:
+        """What picks ``event``'s chain besides the tenant: (event, subject, agent)."""
         agent = self.definition.name
         field_ = event.subject_field
         subject = agent if field_ is None else getattr(event, field_)
         if type(subject) is not str:
             subject = ""
-        key = (event.event_name, subject, event.agent_type or agent, tenant)
-        hit = self._cache.get(key)
-        return self.lookup(*key) if hit is None else hit
+        return event.event_name, subject, event.agent_type or agent
 
     def lookup(
         self, event_name: str, subject: str, agent: str, tenant: str | None
     ) -> tuple[Chain, bool]:
+        return self.plan(event_name, subject, agent, tenant).entry
+
+    def plan(self, event_name: str, subject: str, agent: str, tenant: str | None) -> Plan:
+        """The compiled chain of (event, subject, agent, tenant), computed once."""
         key = (event_name, subject, agent, tenant)
         hit = self._cache.get(key)
         if hit is None:
-            hit = self._compute(event_name, subject, agent, tenant)
+            chain = self._compute(event_name, subject, agent, tenant)
+            hit = Plan(chain, self.definition.event_budget, event_name in STOP_EVENTS)
             if len(self._cache) >= self._MAX_CACHE:
                 self._cache.clear()
             self._cache[key] = hit
         return hit
 
-    def _compute(
-        self, event_name: str, subject: str, agent: str, tenant: str | None
-    ) -> tuple[Chain, bool]:
+    def _compute(self, event_name: str, subject: str, agent: str, tenant: str | None) -> Chain:
         arg_of = self.definition.arg_of if event_name in TOOL_NAME_EVENTS else _no_args
         chain: list[tuple[Binding, ArgPredicate | None]] = []
         for b in self.bindings.get(event_name, ()):
@@ -127,7 +165,7 @@ class ChainIndex:
             if r is False:
                 continue
             chain.append((b, None if r is True else r))
-        return tuple(chain), any(b.is_async for b, _ in chain)
+        return tuple(chain)
 
 
 def _no_args(tool: str) -> None:

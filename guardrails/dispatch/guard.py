@@ -9,6 +9,7 @@ only translate.
 
 from __future__ import annotations
 
+import _thread
 import os
 import time
 
@@ -20,6 +21,7 @@ from .session import Session
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
+    import weakref
     from collections.abc import Callable
     from typing import Any, TypeVar, overload
 
@@ -55,6 +57,13 @@ class Guard(AsyncEventMethods):
 
     The per-event methods (``await guard.pre_tool_use(...)``) act on the default
     session; ``guard.session(id)`` gives another.
+
+    Sessions a long-running Guard no longer hears from are let go (a host such as the
+    claude-agent-sdk never sends SessionEnd): past ``max_sessions`` the least recently used
+    ones, and any idle for ``session_ttl`` seconds (``None``: no idle limit), checked when a
+    session is created. A session let go that comes back starts as a fresh process would:
+    with a ledger it reads its halt, injection budget and stop-block count from there;
+    without one those and ``ctx.state`` start over (docs/hosts.md).
     """
 
     def __init__(
@@ -68,10 +77,13 @@ class Guard(AsyncEventMethods):
         cwd: str | None = None,
         ledger: Ledger | str | os.PathLike[str] | bool | None = None,
         check: bool = True,
+        max_sessions: int = 10_000,
+        session_ttl: float | None = 3600.0,
     ) -> None:
         if not isinstance(definition, AgentDefinition):
             definition = AgentDefinition.from_file(definition)
         self.definition = definition
+        self._agent = definition.name
         self._index = ChainIndex(definition)
         if check:
             _check_hooks(definition, self._index.bindings)
@@ -82,6 +94,9 @@ class Guard(AsyncEventMethods):
         self.tenant = tenant
         self.cwd = cwd
         self._sessions: dict[str, Session] = {}
+        self._sweeper = _Sweeper(max_sessions, session_ttl)
+        #: the sweep generation: an event stamps its session with it (its idle time)
+        self._gen = 0
         self._default = self.session(cwd=cwd)
         self.sync = self._default.sync
 
@@ -110,9 +125,13 @@ class Guard(AsyncEventMethods):
         """The session with this id (created on first use); a new id if ``None``."""
         sid = session_id or _new_id()
         s = self._sessions.get(sid)
-        if s is None:  # setdefault: two threads starting one session get the same one
-            new = Session(self, sid, cwd=cwd or self.cwd, tenant=tenant or self.tenant)
-            s = self._sessions.setdefault(sid, new)
+        if s is None:
+            s = self._sweeper.revived(sid)  # let go, but still held (a caller, a hook)
+            if s is None:
+                s = Session(self, sid, cwd=cwd or self.cwd, tenant=tenant or self.tenant)
+            # setdefault: two threads starting one session get the same one
+            s = self._sessions.setdefault(sid, s)
+            self._sweeper.created(self)
         return s
 
     def session_for(self, event: Event) -> Session:
@@ -128,6 +147,12 @@ class Guard(AsyncEventMethods):
             event.cwd = s.cwd
         return s
 
+    def sweep_sessions(self) -> list[str]:
+        """Let go of idle sessions now (past the idle limit, or the least recently used past
+        ``max_sessions``); the ids let go. A Guard also does this on its own."""
+        with self._sweeper._lock:
+            return self._sweeper.sweep(self, time.monotonic())
+
     def _forget(self, session: Session) -> None:
         """A session that ended leaves a long-running Guard (the default one stays)."""
         if session is not self._default:
@@ -140,7 +165,9 @@ class Guard(AsyncEventMethods):
         return await loop.emit(self, event, self.session_for(event))
 
     def emit_sync(self, event: Event) -> Decision:
-        return loop.emit_sync(self, event, self.session_for(event))
+        sid = event.session_id  # session_for's common case, inlined: the hot path
+        s = self._sessions.get(sid) if sid and event.cwd else None
+        return loop.emit_sync(self, event, self.session_for(event) if s is None else s)
 
     async def run_tool(
         self, tool_name: str, tool_input: dict[str, Any], fn: Callable[..., Any], **f: Any
@@ -203,6 +230,74 @@ class Guard(AsyncEventMethods):
             return wrapper
 
         return wrap(fn) if fn is not None else wrap
+
+
+class _Sweeper:
+    """Lets idle sessions go (see ``Guard``). Every event stamps its session with the
+    Guard's generation (one store); a sweep, run when a session is created past the cap or
+    a quarter of the idle limit after the last one, starts a new generation, so a session
+    stamped ``g`` was last used before generation ``g + 1`` began. The least recently used
+    go first (ties: the oldest created). A session whose turn is held stays; one let go is
+    kept weakly, so a caller or hook still holding it gets the same object back."""
+
+    def __init__(self, cap: int, ttl: float | None) -> None:
+        if cap < 1:
+            raise ValueError(f"max_sessions must be at least 1, got {cap}")
+        self.cap = cap
+        self.ttl = ttl
+        self.last = time.monotonic()
+        #: when each generation began
+        self.began: dict[int, float] = {0: self.last}
+        self._lock = _thread.allocate_lock()
+        self._gone: weakref.WeakValueDictionary[str, Session] | None = None
+
+    def revived(self, sid: str) -> Session | None:
+        return None if self._gone is None else self._gone.pop(sid, None)
+
+    def created(self, guard: Guard) -> None:
+        if len(guard._sessions) <= self.cap and (
+            self.ttl is None or time.monotonic() - self.last < self.ttl / 4
+        ):
+            return
+        if self._lock.acquire(False):  # one sweep at a time; the others go on
+            try:
+                self.sweep(guard, time.monotonic())
+            finally:
+                self._lock.release()
+
+    def sweep(self, guard: Guard, now: float) -> list[str]:
+        """Let go of idle and least recently used sessions; the ids let go."""
+        self.last = now
+        gen = guard._gen = guard._gen + 1
+        self.began[gen] = now
+        sessions = guard._sessions
+        default = getattr(guard, "_default", None)  # None while the Guard makes it
+        keep = [s for s in list(sessions.values()) if s is default or s._lock.locked()]
+        candidates = [s for s in list(sessions.values()) if s not in keep]
+        victims: list[Session] = []
+        if self.ttl is not None:
+            idle = [s for s in candidates if now - self.began.get(s._gen + 1, now) > self.ttl]
+            victims += idle
+            gone = {id(s) for s in idle}
+            candidates = [s for s in candidates if id(s) not in gone]
+        excess = len(sessions) - len(victims) - max(1, self.cap * 9 // 10)
+        if excess > 0:
+            candidates.sort(key=lambda s: s._gen)  # stable: ties keep creation order
+            victims += candidates[:excess]
+        if victims:
+            import weakref  # lazy: only a Guard that lets sessions go needs it
+
+            if self._gone is None:
+                self._gone = weakref.WeakValueDictionary()
+            for s in victims:
+                if sessions.get(s.session_id) is s:
+                    del sessions[s.session_id]
+                s._forgotten()
+                self._gone[s.session_id] = s
+        oldest = min((s._gen for s in sessions.values()), default=gen)
+        for g in [g for g in self.began if g < oldest]:
+            del self.began[g]
+        return [s.session_id for s in victims]
 
 
 def _check_hooks(definition: AgentDefinition, bindings: dict[str, list[Binding]]) -> None:

@@ -23,8 +23,10 @@ from ..errors import HookFailure, describe
 from ..events import STOP_EVENTS, TOOL_EVENTS, TOOL_NAME_EVENTS
 from ..results import STOP_BLOCK_CAP, Decision
 from .approval import approve, approve_sync
+from .chains import QUIET_RUNS
 from .merge import Merge
 from .toolrun import new_tool_use_id
+from .untimed import resume, run_untimed
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
 
     from ..events import Event
     from ..ledger.session_state import SessionState, StateChange
+    from .chains import Plan
     from .guard import Guard
     from .session import Session
 
@@ -70,22 +73,31 @@ HELD: contextvars.ContextVar[frozenset[object]] = contextvars.ContextVar(
 
 def emit_sync(guard: Guard, event: Event, session: Session, owner: bool = False) -> Decision:
     """Decide ``event`` on this thread, holding the session's turn."""
+    session._gen = guard._gen  # used now (the Guard's idle-session sweep reads it)
     lock = session._lock
-    ident = _get_ident()
-    turn = session._turn  # inlined Session._reentry: this is the hot path
-    if session._owner == ident or (turn is not None and turn in HELD.get()):
-        decision, pending = _decide_sync(guard, event, session, owner)
-    elif lock.acquire(False) or (not _holder_loop_is_here(session) and lock.acquire()):
+    if lock.acquire(False):  # the common case: nobody holds the turn
+        session._owner = _get_ident()
         try:
-            session._owner = ident
-            decision, pending = _decide_sync(guard, event, session, owner)
+            decision = _decide_sync(guard, event, session, owner)
+        finally:
+            session._owner = session._turn = None
+            lock.release()
+    elif session._owner == _get_ident() or (  # inlined Session._reentry: the hot path
+        session._turn is not None and session._turn in HELD.get()
+    ):
+        decision = _decide_sync(guard, event, session, owner)
+    elif not _holder_loop_is_here(session):
+        lock.acquire()
+        try:
+            session._owner = _get_ident()
+            decision = _decide_sync(guard, event, session, owner)
         finally:
             session._owner = session._turn = None
             lock.release()
     else:  # a task of this very thread's event loop holds the turn: waiting would stall
         # the loop it needs to finish, so decide without the turn (a callback of that loop)
-        decision, pending = _decide_sync(guard, event, session, owner)
-    if not pending:
+        decision = _decide_sync(guard, event, session, owner)
+    if decision.decision != "ask" or not _pending(guard, decision):
         return decision
     # an ask waits for its human outside the session's turn: siblings go on meanwhile
     approve_sync(guard, decision, session)
@@ -94,6 +106,7 @@ def emit_sync(guard: Guard, event: Event, session: Session, owner: bool = False)
 
 async def emit(guard: Guard, event: Event, session: Session, owner: bool = False) -> Decision:
     """Decide ``event`` on the running loop, holding the session's turn."""
+    session._gen = guard._gen  # used now (the Guard's idle-session sweep reads it)
     if session._reentry():  # a hook of this session emitting into it
         decision, pending = await _decide(guard, event, session, owner)
     else:
@@ -118,9 +131,8 @@ async def emit(guard: Guard, event: Event, session: Session, owner: bool = False
     return done
 
 
-def _decide_sync(
-    guard: Guard, event: Event, session: Session, owner: bool
-) -> tuple[Decision, bool]:
+def _decide_sync(guard: Guard, event: Event, session: Session, owner: bool) -> Decision:
+    """The decision, recorded; or an ask left unrecorded for the approver (``_pending``)."""
     if guard.ledger is not None:
         _ensure_tool_use_id(event)
         name = event.event_name
@@ -128,12 +140,54 @@ def _decide_sync(
             seed_stop_blocks(guard, event, session)
         elif name in _HALTED_REFUSES and (not session._synced or session.halted is not None):
             seed_session(guard, session, event)
-    m = _begin(guard, event, session)
-    if isinstance(m, Decision):  # halted
-        return recorded(guard, m, session, owner), False
-    if m.chain:
+    begun = _begin(guard, event, session)
+    if type(begun) is Decision:  # halted
+        return recorded(guard, begun, session, owner)
+    plan, pairs = begun  # type: ignore[misc]
+    if not plan.timed:
+        done: Any = None
+        if pairs and plan.quiet >= QUIET_RUNS and guard.ledger is None:
+            # every hook runs, timed once (untimed.py): the hot path, inlined
+            r, j = None, 0
+            t0 = _perf()
+            try:
+                for fn, ctx, j in pairs:  # noqa: B007  # j: where it stopped
+                    r = fn(event, ctx)
+                    if r is not None:
+                        break
+                else:
+                    elapsed = _perf() - t0
+                    if elapsed < plan.limit:
+                        plan.quiet += 1
+                        done = Decision(event, _raw=[(plan.bindings, "noop", elapsed, None, 0)])
+                    j = len(pairs)
+            except BaseException as exc:  # judged as the timed loop would judge it
+                done = resume(guard, event, session, plan, range(j), j, None, exc, t0)
+            else:
+                if done is None:
+                    done = resume(guard, event, session, plan, range(j), j, r, None, t0)
+        elif not plan.bindings:  # nothing to run, nothing to count: allowed as it is
+            done = Decision(event)
+        elif plan.quiet >= QUIET_RUNS and guard.ledger is None:
+            done = run_untimed(guard, event, session, plan)
+        if type(done) is Decision:
+            if guard.ledger is None and event.event_name != "SessionEnd":
+                return done  # what ``recorded`` would leave as it is: an allow, not recorded
+            return recorded(guard, done, session, owner, True)
+        if done is not None:  # the chain stopped being quiet: the timed loop goes on
+            m, start, interrupted, began = done
+            try:
+                if interrupted is not None:
+                    raise interrupted
+                _hooks_sync(m, session, start, began)
+            except BaseException:  # an interrupted hook: the refusal is recorded, then on
+                _finish(guard, m, session, owner)
+                raise
+            return _finish(guard, m, session, owner)[0]
+    m = Merge(event, session, guard.definition, plan)
+    if plan.bindings:
         try:
-            if m.needs_async:  # the turn is held: the coroutine's context (a copy) says so
+            if plan.needs_async:  # the turn is held: the coroutine's context (a copy) says so
                 token = session._enter()
                 try:
                     _run_coroutine(_hooks_async(m, session))
@@ -144,7 +198,17 @@ def _decide_sync(
         except BaseException:  # an interrupted hook: the refusal is recorded, then it goes on
             _finish(guard, m, session, owner)
             raise
-    return _finish(guard, m, session, owner)
+    return _finish(guard, m, session, owner)[0]
+
+
+def _pending(guard: Guard, decision: Decision) -> bool:
+    """An ask that goes to the Guard's approver before it is recorded (``_finish`` leaves
+    it unrecorded): not a defer, on an event whose ask the approver settles."""
+    return (
+        guard.approver is not None
+        and not decision.deferred
+        and decision.event.event_name in _APPROVED
+    )
 
 
 async def _decide(
@@ -157,11 +221,12 @@ async def _decide(
             await in_thread(seed_stop_blocks, guard, event, session)  # a query: off the loop
         elif name in _HALTED_REFUSES and (not session._synced or session.halted is not None):
             await in_thread(seed_session, guard, session, event)
-    m = _begin(guard, event, session)
-    if isinstance(m, Decision):  # halted
+    begun = _begin(guard, event, session)
+    if type(begun) is Decision:  # halted
         if guard.ledger is None:
-            return recorded(guard, m, session, owner), False
-        return await in_thread(recorded, guard, m, session, owner), False
+            return recorded(guard, begun, session, owner), False
+        return await in_thread(recorded, guard, begun, session, owner), False
+    m = Merge(event, session, guard.definition, begun[0])  # type: ignore[index]
     if m.chain:
         try:
             await _hooks_async(m, session)
@@ -178,8 +243,9 @@ async def _decide(
 # --- the shared steps ------------------------------------------------------------------------
 
 
-def _begin(guard: Guard, event: Event, session: Session) -> Merge | Decision:
-    """The Merge of ``event``'s chain, or a halted session's denial. From here on the event
+def _begin(guard: Guard, event: Event, session: Session) -> tuple[Plan, Any] | Decision:
+    """The compiled chain of ``event`` (with this session's ``(fn, ctx, position)`` for
+    each hook, when all run), or a halted session's denial. From here on the event
     is read-only: its input and output frozen, its attributes sealed (what a hook sees, it
     cannot change; the ledger keeps what the model sent)."""
     if type(event).__dict__.get("_unsealed") is None:
@@ -194,10 +260,17 @@ def _begin(guard: Guard, event: Event, session: Session) -> Merge | Decision:
         halted = halted_decision(event, session)
         if halted is not None:
             return halted
-    chain, needs_async = guard._index.for_event(event, session.tenant)
+    field_ = event.subject_field  # inlined ChainIndex.key: this is the hot path
+    subject = guard._agent if field_ is None else getattr(event, field_)
+    if type(subject) is not str:
+        subject = ""
+    key = (event.event_name, subject, event.agent_type)
+    entry = session._plans.get(key)
+    if entry is None:
+        entry = session._plan(key)
     if event.event_name in _NEW_TURN:
         session.new_turn()
-    return Merge(event, session, guard.definition, chain, needs_async)
+    return entry
 
 
 def _finish(
@@ -206,52 +279,59 @@ def _finish(
     """The merged decision, recorded (unless ``record`` is false); or ``(ask, True)`` when an
     approver must settle it first."""
     decision = merge.finish()
-    if (
-        decision.decision == "ask"
-        and guard.approver is not None
-        and not decision.deferred
-        and merge.name in _APPROVED
-    ):
+    if decision.decision == "ask" and _pending(guard, decision):
         return decision, True
     if not record:
         return decision, False
     return recorded(guard, decision, session, owner, True), False
 
 
-def _hooks_sync(merge: Merge, session: Session) -> None:
-    """Call each hook on this thread: one clock reading per hook, and a no-opinion answer
-    in time recorded inline (the common case; everything else goes to the Merge)."""
+def _hooks_sync(merge: Merge, session: Session, start: int = 0, began: float | None = None) -> None:
+    """Call each hook on this thread from chain position ``start``: one clock reading per
+    hook, and a no-opinion answer in time recorded inline (the common case; everything
+    else goes to the Merge). ``began``: when the event's hooks began (the budget's start)."""
     ctxs = session._ctx
     perf = _perf
     record = merge.d._raw.append
+    plan = merge.plan
+    bindings = plan.bindings
     ev = merge.event
-    t0 = perf()
-    deadline = t0 + merge.event_budget
-    for b, pred in merge.chain:
-        if pred is not None and not pred(ev.tool_input, ev.cwd):  # type: ignore[attr-defined]
-            continue
-        if merge.stopped:
-            merge.skip(b)
-            continue
-        if t0 >= deadline:
-            merge.spent(b)
-            continue
-        try:
-            r = b.fn(ev, ctxs[b.index] or session.ctx(b))
-        except (Exception, SystemExit) as exc:  # a hook's exit() must not end the host
-            t1 = perf()
-            merge.raised(b, exc, t1 - t0)
-        except BaseException as exc:  # Ctrl-C: refused and recorded, then it goes on
-            merge.interrupted(b, exc, perf() - t0)
-            raise
-        else:
-            t1 = perf()
-            if r is None and t1 - t0 <= b.timeout:
-                record((b, "noop", t1 - t0, None, 0))
+    t0 = first = perf()
+    deadline = (first if began is None else began) + merge.event_budget
+    positions = plan.positions(ev, start)
+    while True:
+        for i in positions:
+            b = bindings[i]
+            if merge.stopped:
+                merge.skip(b)
+                continue
+            if t0 >= deadline:
+                merge.spent(b)
+                continue
+            try:
+                r = b.fn(ev, ctxs[b.index] or session.ctx(b))
+            except (Exception, SystemExit) as exc:  # a hook's exit() must not end the host
+                t1 = perf()
+                merge.raised(b, exc, t1 - t0)
+            except BaseException as exc:  # Ctrl-C: refused and recorded, then it goes on
+                merge.interrupted(b, exc, perf() - t0)
+                raise
             else:
-                merge.returned(b, r, t1 - t0, b.timeout)
-                ev = merge.event
-        t0 = t1
+                t1 = perf()
+                if r is None and t1 - t0 <= b.timeout:
+                    record((b, "noop", t1 - t0, None, 0))
+                else:
+                    merge.returned(b, r, t1 - t0, b.timeout)
+                    if merge.event is not ev:  # rewritten: the rest judge the new input
+                        ev = merge.event
+                        t0 = t1
+                        positions = plan.positions(ev, i + 1)
+                        break
+            t0 = t1
+        else:
+            break
+    if began is None:  # quiet: it ran within its limit (see untimed.py)
+        plan.quiet = plan.quiet + 1 if t0 - first < plan.limit else 0
 
 
 async def _hooks_async(merge: Merge, session: Session) -> None:
@@ -259,10 +339,11 @@ async def _hooks_async(merge: Merge, session: Session) -> None:
     import asyncio
 
     deadline = _perf() + merge.event_budget
-    for b, pred in merge.chain:
-        ev = merge.event
-        if pred is not None and not pred(ev.tool_input, ev.cwd):  # type: ignore[attr-defined]
-            continue
+    plan = merge.plan
+    ev = merge.event
+    positions = iter(plan.positions(ev))
+    while (i := next(positions, None)) is not None:
+        b = plan.bindings[i]
         if merge.stopped:
             merge.skip(b)
             continue
@@ -286,6 +367,9 @@ async def _hooks_async(merge: Merge, session: Session) -> None:
             raise
         else:
             merge.returned(b, r, _perf() - t0, limit)
+        if merge.event is not ev:  # rewritten: the rest judge the new input
+            ev = merge.event
+            positions = iter(plan.positions(ev, i + 1))
 
 
 def recorded(

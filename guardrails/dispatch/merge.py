@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
     from ..definition.model import AgentDefinition
     from ..events import Event
-    from .chains import Binding, Chain
+    from .chains import Binding, Plan
     from .session import Session
 
 __all__ = ["Merge"]
@@ -63,6 +63,7 @@ class Merge:
         "name",
         "needs_async",
         "permission",
+        "plan",
         "session",
         "stopped",
     )
@@ -72,8 +73,7 @@ class Merge:
         event: Event,
         session: Session,
         definition: AgentDefinition,
-        chain: Chain,
-        needs_async: bool,
+        plan: Plan,
     ) -> None:
         self.event = event
         self.name = event.event_name
@@ -81,8 +81,9 @@ class Merge:
         self.permission = self.name in PERMISSION_EVENTS
         self.session = session
         #: the bindings to fold in, in order, and whether one of them is async
-        self.chain = chain
-        self.needs_async = needs_async
+        self.plan = plan
+        self.chain = plan.chain
+        self.needs_async = plan.needs_async
         self.d = Decision(event)
         self.stopped = False
         #: characters of context the turn may still take (the definition's injection budget)

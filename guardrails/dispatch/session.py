@@ -27,12 +27,14 @@ if TYPE_CHECKING:
     from ..ledger.reader import LedgerReader
     from ..ledger.session_state import SessionState, Settled, StateChange
     from ..results import Decision
-    from .chains import Binding
+    from .chains import Binding, Plan
     from .guard import Guard
 
 __all__ = ["HookContext", "Session", "SyncSession"]
 
 _get_ident = _thread.get_ident
+#: chains one session keeps compiled (a new subject past it starts the cache over)
+_MAX_PLANS = 256
 
 
 class HookContext:
@@ -105,6 +107,11 @@ class Session(AsyncEventMethods):
         self._synced = False
         self._turn_pending = False
         self._ctx: list[HookContext | None] = [None] * len(guard._index.all)
+        #: (event, subject, agent type) -> the chain's Plan, with ``(fn, ctx, position)`` for
+        #: each hook when every hook of it runs (no argument rule): made once per session
+        self._plans: dict[tuple[str, str, str | None], tuple[Plan, Any]] = {}
+        #: the Guard's sweep generation this session was last used in (its idle time)
+        self._gen = guard._gen
         self._lock = _thread.allocate_lock()
         #: the thread holding the turn on the sync path (a cheaper re-entry test than HELD)
         self._owner: int | None = None
@@ -151,6 +158,24 @@ class Session(AsyncEventMethods):
         else:  # this process changed it while the ledger could not be written: lose nothing
             self.halted = self.halted or halted
             self.turn_chars = max(self.turn_chars, injected)
+
+    def _forgotten(self) -> None:
+        """The Guard let this session go: drop what is rebuilt on use (its compiled chains
+        and hook contexts, which refer back to it), keep its state."""
+        self._plans = {}
+        self._ctx = [None] * len(self._ctx)
+
+    def _plan(self, key: tuple[str, str, str | None]) -> tuple[Plan, Any]:
+        """The compiled chain for ``key`` (``loop._begin``'s cache miss)."""
+        name, subject, agent = key
+        plan = self.guard._index.plan(name, subject, agent or self.guard._agent, self.tenant)
+        pairs = None
+        if plan.select is None:
+            pairs = tuple((b.fn, self.ctx(b), i) for i, b in enumerate(plan.bindings))
+        if len(self._plans) >= _MAX_PLANS:
+            self._plans.clear()
+        entry = self._plans[key] = (plan, pairs)
+        return entry
 
     def ctx(self, b: Binding) -> HookContext:
         c = self._ctx[b.index]
