@@ -371,7 +371,7 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
         try:
             from ..definition.cache import load_definition
 
-            definition = load_definition(options.config, (state.event,) if state.event else None)
+            definition = load_definition(options.config, _events_of(state.event))
         except DefinitionError as exc:
             raise _Undecided(f"cannot load the definition: {exc}") from None
         state.definition = definition
@@ -408,6 +408,16 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
         return 0, out, fallback
     finally:
         watchdog.release()  # cancels it, whichever way this ends
+
+
+def _events_of(event: str | None) -> tuple[str, ...] | None:
+    """The events whose hooks deciding ``event`` needs: its own, and PreToolUse's for a
+    tool call asked about another way (``JUDGED_AS_TOOL_CALLS``: its judges judge it)."""
+    if event is None:
+        return None
+    from ..dispatch.chains import JUDGED_AS_TOOL_CALLS
+
+    return (event, "PreToolUse") if event in JUDGED_AS_TOOL_CALLS else (event,)
 
 
 def _stale(options: HookOptions, definition: AgentDefinition, event: str | None) -> str | None:

@@ -20,7 +20,40 @@ if TYPE_CHECKING:
 
     from ..events import Event
 
-__all__ = ["Binding", "Chain", "ChainIndex"]
+__all__ = [
+    "JUDGED_AS_TOOL_CALLS",
+    "Binding",
+    "Chain",
+    "ChainIndex",
+    "judged_events",
+    "judges_calls",
+]
+
+#: events about a tool call that run another way than PreToolUse (Claude's permission
+#: dialog; a skill's inline shell command): the PreToolUse hooks that judge a call by its
+#: name and input (:func:`judges_calls`) judge it there too, after the event's own hooks
+#: (docs/design.md §5), so no path lets through what PreToolUse would deny
+JUDGED_AS_TOOL_CALLS = frozenset({"PermissionRequest", "PreSkillShellCommand"})
+
+
+def judges_calls(fn: object) -> bool:
+    """Whether a hook judges a tool call by its name and input alone, with no side
+    effect (no claim, no count): its PreToolUse judgement then holds wherever the same
+    call is asked about. Built-ins say so with ``judges_calls = True`` (``deny``, ``ask``,
+    ``deny_commands``, ``protect_paths``, ``bash_side_effects``); a hook of your own may
+    too."""
+    return getattr(fn, "judges_calls", False) is True
+
+
+def judged_events(definition: AgentDefinition) -> frozenset[str]:
+    """The events of :data:`JUDGED_AS_TOOL_CALLS` that the definition's PreToolUse judges
+    hear (every one, when a PreToolUse hook judges calls; none otherwise): a host
+    registers them (``hookrails claude install`` writes a PreSkillShellCommand handler)
+    even when the definition binds them no hook of their own."""
+    for m in definition.hooks.get("PreToolUse") or ():
+        if any(judges_calls(h.fn) for h in m.resolved):
+            return JUDGED_AS_TOOL_CALLS
+    return frozenset()
 
 
 class Binding:
@@ -28,6 +61,7 @@ class Binding:
 
     __slots__ = (
         "fn",
+        "follower",
         "hook",
         "index",
         "is_async",
@@ -53,11 +87,24 @@ class Binding:
         self.timeout = float(hook.timeout or matcher.timeout or DEFAULT_TIMEOUT)
         self.on_failure = matcher.on_failure or DEFAULT_ON_FAILURE.get(event, "continue")
         self.label = matcher.label
+        #: a PreToolUse binding judging another event's tool call (``JUDGED_AS_TOOL_CALLS``):
+        #: only its refusals and asks count there (``Merge.apply``)
+        self.follower = False
         #: a SessionStart/SessionEnd matcher written for the agent's name: matches every event
         self.legacy = False
 
     def __repr__(self) -> str:
         return f"Binding({self.hook.name!r}, matcher={self.label!r}, priority={self.priority})"
+
+    def following(self) -> Binding:
+        """This PreToolUse binding as a judge of another event's tool call: the same hook,
+        context and failure policy (PreToolUse's: closed), labelled where it comes from."""
+        b = object.__new__(Binding)
+        for name in Binding.__slots__:
+            setattr(b, name, getattr(self, name))
+        b.follower = True
+        b.label = f"PreToolUse {self.label}"
+        return b
 
 
 Chain = tuple[tuple[Binding, ArgPredicate | None], ...]
@@ -84,6 +131,11 @@ class ChainIndex:
                 b.index = len(self.all)
                 self.all.append(b)
             self.bindings[event] = entries
+        judges = [b.following() for b in self.bindings.get("PreToolUse", ()) if judges_calls(b.fn)]
+        #: event -> the PreToolUse bindings that judge its tool calls, after its own hooks
+        self.followers: dict[str, list[Binding]] = (
+            dict.fromkeys(JUDGED_AS_TOOL_CALLS, judges) if judges else {}
+        )
         self._cache: dict[tuple[str, str, str, str | None], tuple[Chain, bool]] = {}
 
     def for_event(self, event: Event, tenant: str | None) -> tuple[Chain, bool]:
@@ -115,7 +167,7 @@ class ChainIndex:
     ) -> tuple[Chain, bool]:
         arg_of = self.definition.arg_of if event_name in TOOL_NAME_EVENTS else _no_args
         chain: list[tuple[Binding, ArgPredicate | None]] = []
-        for b in self.bindings.get(event_name, ()):
+        for b in (*self.bindings.get(event_name, ()), *self.followers.get(event_name, ())):
             m = b.matcher
             if m.agent_globs is not None and not any(g.fullmatch(agent) for g in m.agent_globs):
                 continue

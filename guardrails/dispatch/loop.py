@@ -53,8 +53,10 @@ _state: _StateNames | None = None
 #: events whose fields a hook could change in place: none (strings, and lists Claude sent
 #: for the record: a stop's background tasks), besides the tool events' input and output
 _PLAIN = frozenset(HAND_WRITTEN)
-#: events whose ask goes to the Guard's approver (the others' ask goes to the host)
-_APPROVED = frozenset({"PreToolUse"})
+#: events whose ask goes to the Guard's approver (the others' ask goes to the host); a
+#: PermissionRequest no hook decided goes there too (it is Claude's own ask)
+_APPROVED = frozenset({"PreToolUse", "PermissionRequest"})
+_OWN_ASK = "PermissionRequest"
 #: events a halted session refuses until the next prompt: they would run something
 _HALTED_REFUSES = frozenset({"PreToolUse", "PreSkillShellCommand", "PermissionRequest"})
 #: the turns (one fresh token per turn) this context holds: a hook emitting into its own
@@ -207,7 +209,7 @@ def _finish(
     approver must settle it first."""
     decision = merge.finish()
     if (
-        decision.decision == "ask"
+        (decision.decision == "ask" or (not decision.explicit and merge.name == _OWN_ASK))
         and guard.approver is not None
         and not decision.deferred
         and merge.name in _APPROVED
