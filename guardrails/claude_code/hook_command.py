@@ -423,8 +423,8 @@ def _events_of(event: str | None) -> tuple[str, ...] | None:
 def _stale(options: HookOptions, definition: AgentDefinition, event: str | None) -> str | None:
     """Why the handler is out of date (``--covers`` is not the tag of the plan ``install``
     would write now: a matcher changed, so some calls may not reach hookrails), or None."""
+    from ..definition.install_plan import coverage_tag, plan_event
     from ..events import event_class
-    from .install_plan import coverage_tag, plan_event
 
     if event is None:
         return None

@@ -67,6 +67,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..definition.install_plan import HOOK_ROUTE, is_ours
 from ..errors import DefinitionError, SettingsError
 
 if TYPE_CHECKING:
@@ -84,7 +85,6 @@ __all__ = [
     "watched_files",
 ]
 
-HOOK_ROUTE = "/v1/claude/hook"
 DEFAULT_URL = "http://127.0.0.1:8787" + HOOK_ROUTE
 TOKEN_ENV = "HOOKRAILS_TOKEN"
 
@@ -134,36 +134,6 @@ def settings_path(scope: str, project_dir: str | None = None) -> str:
     raise ValueError(f"scope must be 'project' or 'user', got {scope!r}")
 
 
-def is_ours(handler: Any) -> bool:
-    """A handler hookrails wrote: ``hookrails hook ...`` (shell form, or exec form: the
-    script with ``args`` starting ``hook``), ``<python> -m guardrails hook ...``, or an
-    http handler pointing at ``hookrails serve``."""
-    if not isinstance(handler, dict):
-        return False
-    kind = handler.get("type")
-    if kind == "http":
-        url = handler.get("url")
-        return isinstance(url, str) and url.rstrip("/").endswith(HOOK_ROUTE)
-    command = handler.get("command")
-    if kind != "command" or not isinstance(command, str):
-        return False
-    args = handler.get("args")
-    if isinstance(args, list):
-        return args[:1] == ["hook"] and _is_script(command)
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return False
-    if len(words) >= 2 and words[1] == "hook":
-        return _is_script(words[0])
-    return words[1:4] == ["-m", "guardrails", "hook"]
-
-
-def _is_script(program: str) -> bool:
-    name = program.replace("\\", "/").rsplit("/", 1)[-1]
-    return name in ("hookrails", "hookrails.exe")
-
-
 #: events a warm ``hookrails serve`` needs even when nothing binds them: a prompt starts a
 #: turn (a halt ends, the injection budget renews), a session's end lets it be forgotten
 _SERVE_BOOKKEEPING = frozenset({"UserPromptSubmit", "SessionEnd"})
@@ -192,9 +162,9 @@ def _setup(config: str) -> _Setup:
     compiled-definition cache, so the first hook process is fast too.
     """
     from ..definition.cache import load_definition
+    from ..definition.install_plan import EventPlan, plan_event
     from ..events import EVENT_NAMES, event_class
     from .failure_policy import fails_closed, on_failure_counts, settings_timeout
-    from .install_plan import EventPlan, plan_event
 
     definition = load_definition(config)
     bound, closed, plans = [], set(), {}
@@ -292,7 +262,7 @@ def _command_groups(
 ) -> list[tuple[str, dict[str, Any]]]:
     """(event, matcher group) for each handler: the deciding ones, narrowed by their plan,
     and with a ledger the record-only ones (``async``: they cost the agent nothing)."""
-    from .install_plan import NARROWED_EVENTS, coverage_tag
+    from ..definition.install_plan import NARROWED_EVENTS, coverage_tag
     from .record_only import BATCH_EVENT
 
     base = ["--config", config_ref]

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from guardrails.claude_code.install_plan import coverage_tag, plan_matchers
 from guardrails.claude_code.settings_install import is_ours
 from guardrails.cli.main import cli
+from guardrails.definition.install_plan import coverage_tag, plan_matchers
 
 SCRIPT = Path(sys.executable).parent / ("hookrails.exe" if os.name == "nt" else "hookrails")
 EXE = (

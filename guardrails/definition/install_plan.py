@@ -31,6 +31,11 @@ What is written:
   with a ``[...]`` class or a ``{1..3}`` range. ``agents=`` and ``tenants=``
   scopes only narrow a matcher further, so leaving them to hookrails is safe.
 
+Also here, because a built-in judges settings by them (``protect_guard_settings``:
+the ``definition`` layer is the one both ``builtins`` and ``claude_code`` stand on):
+which handlers are hookrails' (:func:`is_ours`) and which events fail closed
+(:func:`fails_closed`, the policy every Claude host shares).
+
 Light on purpose: ``hookrails hook`` imports it to check that the handler it
 runs for was written for the definition as it is now (:func:`coverage_tag`).
 """
@@ -39,22 +44,32 @@ from __future__ import annotations
 
 import re
 
+from .._event_table import ON_FAILURE_EVENTS, REFUSALS
+
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
+    from typing import Any
 
-    from ..definition.model import HookMatcher
+    from .model import AgentDefinition, HookMatcher
 
 __all__ = [
+    "HOOK_ROUTE",
     "NARROWED_EVENTS",
     "EventPlan",
     "claude_fires",
     "coverage_tag",
+    "fails_closed",
+    "fails_closed_with",
     "glob_to_js",
+    "is_ours",
+    "on_failure_counts",
     "plan_event",
     "plan_matchers",
 ]
 
+#: the route of ``hookrails serve`` that answers Claude Code's http hooks
+HOOK_ROUTE = "/v1/claude/hook"
 #: the events whose Claude matcher is the tool name, which hookrails narrows
 NARROWED_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 
@@ -220,7 +235,7 @@ def plan_matchers(
     only where hookrails tests the same argument Claude does (``Bash``'s
     ``command``). The matcher strings must already be valid (they compiled at load).
     """
-    from ..definition.matchers import split_alternatives
+    from .matchers import split_alternatives
 
     names: list[str] = []
     rules: set[tuple[str, str | None]] = set()
@@ -254,7 +269,7 @@ def plan_matchers(
 def _split_rule(alt: str) -> tuple[str, str | None]:
     """``Tool(glob)`` -> (``Tool``, ``glob``); a bare name -> (name, None)."""
     if alt.endswith(")") and "(" in alt:
-        from ..definition.matchers import structure
+        from .matchers import structure
 
         opens = [i for i, ch, depth in structure(alt) if ch == "(" and depth == 0]
         if opens:
@@ -316,3 +331,87 @@ def claude_fires(matcher: str | None, tool: str) -> bool:
         return re.search(matcher, tool) is not None
     except re.error:
         return False  # Claude logs an invalid regex and never fires it
+
+
+def is_ours(handler: Any) -> bool:
+    """A handler hookrails wrote: ``hookrails hook ...`` (shell form, or exec form: the
+    script with ``args`` starting ``hook``), ``<python> -m guardrails hook ...``, or an
+    http handler pointing at ``hookrails serve``."""
+    if not isinstance(handler, dict):
+        return False
+    kind = handler.get("type")
+    if kind == "http":
+        url = handler.get("url")
+        return isinstance(url, str) and url.rstrip("/").endswith(HOOK_ROUTE)
+    command = handler.get("command")
+    if kind != "command" or not isinstance(command, str):
+        return False
+    args = handler.get("args")
+    if isinstance(args, list):
+        return args[:1] == ["hook"] and _is_script(command)
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    if len(words) >= 2 and words[1] == "hook":
+        return _is_script(words[0])
+    return words[1:4] == ["-m", "guardrails", "hook"]
+
+
+def _is_script(program: str) -> bool:
+    name = program.replace("\\", "/").rsplit("/", 1)[-1]
+    return name in ("hookrails", "hookrails.exe")
+
+
+def _canonical(name: str | None) -> str | None:
+    from ..events import known_event_name  # lazy: a hook process may not need events yet
+
+    return known_event_name(name)
+
+
+def fails_closed(
+    definition: AgentDefinition | None, event_name: str | None, *, unknown: bool = False
+) -> bool:
+    """Whether ``event_name`` refuses (deny, block) when it cannot be decided.
+
+    PreToolUse: always. Another event: when any matcher bound to it has the
+    effective ``on_failure: block`` (its own, else the event's default); an
+    event the definition does not bind (or no definition, when it did not load)
+    follows the default (``DEFAULT_ON_FAILURE``). ``unknown`` answers for an
+    event that is not one of hookrails' or is not known at all (``None``: the
+    input could not be read, so it may be a PreToolUse).
+    """
+    name = _canonical(event_name)
+    if name is None:
+        return unknown
+    if name == "PreToolUse":
+        return True
+    if name not in REFUSALS:
+        return False
+    matchers = definition.hooks.get(name) if definition is not None else None
+    return fails_closed_with(name, [m.on_failure for m in matchers or ()])
+
+
+def fails_closed_with(event_name: str, on_failures: Iterable[str | None]) -> bool:
+    """:func:`fails_closed` from the matchers' declared ``on_failure`` values (``None``:
+    unset), for a caller that read them without loading the definition."""
+    from .model import DEFAULT_ON_FAILURE
+
+    name = _canonical(event_name) or event_name
+    if name == "PreToolUse":
+        return True
+    if name not in REFUSALS:
+        return False
+    default = DEFAULT_ON_FAILURE.get(name, "continue")
+    values = list(on_failures)
+    if not values:
+        return default == "block"
+    return any((v or default) == "block" for v in values)
+
+
+def on_failure_counts(event_name: str | None) -> bool:
+    """Whether Claude honours a handler's ``onFailure: block`` on ``event_name`` (a hook
+    that could not run counts as a refusal there); elsewhere Claude ignores it."""
+    return _canonical(event_name) in ON_FAILURE_EVENTS
