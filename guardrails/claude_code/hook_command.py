@@ -58,7 +58,7 @@ __all__ = ["USAGE", "HookEscape", "HookOptions", "finish", "main", "parse_args",
 
 USAGE = (
     "usage: hookrails hook --config FILE [--event NAME] [--ledger FILE | --no-ledger] "
-    "[--covers TAG] [--record-only [--except MATCHER]] < event.json"
+    "[--covers TAG] [--record-only [--except MATCHER]] [--protect-settings] < event.json"
 )
 
 
@@ -72,6 +72,7 @@ class HookOptions:
         "except_matcher",
         "ledger",
         "no_ledger",
+        "protect_settings",
         "record_only",
     )
 
@@ -85,8 +86,11 @@ class HookOptions:
         covers: str | None = None,
         record_only: bool = False,
         except_matcher: str | None = None,
+        protect_settings: bool = False,
     ) -> None:
         self.config = config
+        #: ConfigChange runs ``protect_guard_settings`` (``hookrails claude install``'s default)
+        self.protect_settings = protect_settings
         self.event = event
         self.ledger = ledger
         self.no_ledger = no_ledger
@@ -140,6 +144,8 @@ def parse_args(argv: list[str]) -> HookOptions:
             opts.no_ledger = True
         elif arg == "--record-only":
             opts.record_only = True
+        elif arg == "--protect-settings":
+            opts.protect_settings = True
         else:
             raise ValueError(f"unexpected argument {arg!r}")
     if opts.config is None:
@@ -371,10 +377,13 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
         try:
             from ..definition.cache import load_definition
 
-            definition = load_definition(options.config, _events_of(state.event))
+            events = None if options.protect_settings else _events_of(state.event)
+            definition = load_definition(options.config, events)
         except DefinitionError as exc:
             raise _Undecided(f"cannot load the definition: {exc}") from None
         state.definition = definition
+        if options.protect_settings and state.event == "ConfigChange":
+            _guard_settings(definition)
         stale = _stale(options, definition, state.event) if options.covers else None
         if stale is not None and state.event == "PreToolUse":
             raise _Undecided(stale)
@@ -408,6 +417,20 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
         return 0, out, fallback
     finally:
         watchdog.release()  # cancels it, whichever way this ends
+
+
+def _guard_settings(definition: AgentDefinition) -> None:
+    """Bind ``protect_guard_settings`` first on ConfigChange, failing closed (what
+    ``--protect-settings`` asks: ``hookrails claude install`` writes it by default),
+    unless the definition binds it there itself."""
+    from ..definition.install_plan import SETTINGS_GUARD
+    from ..definition.model import HookMatcher
+
+    own = definition.hooks.get("ConfigChange") or []
+    if any(h.name == SETTINGS_GUARD for m in own for h in m.resolved):
+        return
+    guard = HookMatcher(hooks=[SETTINGS_GUARD], on_failure="block", priority=0)
+    definition.hooks["ConfigChange"] = [guard, *own]
 
 
 def _events_of(event: str | None) -> tuple[str, ...] | None:

@@ -61,17 +61,16 @@ import copy
 import json
 import math
 import os
-import re
 import shlex
 import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..definition.install_plan import HOOK_ROUTE, is_ours
+from ..definition.install_plan import HOOK_ROUTE, EventPlan, is_ours, watched_files
 from ..errors import DefinitionError, SettingsError
 
 if TYPE_CHECKING:
-    from ..definition.model import AgentDefinition
+    pass
 
 __all__ = [
     "DEFAULT_URL",
@@ -146,60 +145,45 @@ STATUS_MESSAGE = "hookrails"
 class _Setup:
     """What the definition asks of Claude Code, read once (:func:`_setup`)."""
 
-    __slots__ = ("bound", "closed", "plans", "timeout")
+    __slots__ = ("bound", "closed", "plans", "protect", "timeout")
 
-    def __init__(self, bound: list[str], closed: set[str], plans: dict[str, Any], timeout: int):
+    def __init__(
+        self,
+        bound: list[str],
+        closed: set[str],
+        plans: dict[str, Any],
+        timeout: int,
+        protect: bool = False,
+    ) -> None:
+        self.protect = protect  # ConfigChange runs protect_guard_settings (--protect-settings)
         self.bound = bound  # wire names of the events the definition binds, in order
         self.closed = closed  # wire names that fail closed (``_policy``)
         self.plans = plans  # wire name -> install_plan.EventPlan, for the bound events
         self.timeout = timeout
 
 
-def _setup(config: str) -> _Setup:
-    """The bound events, those that fail closed, their plans and the handlers' ``timeout``.
+def _setup(config: str, protect_settings: bool = False) -> _Setup:
+    """The bound events, those that fail closed, their plans and the handlers' ``timeout``
+    (``protect_settings``: a ConfigChange handler runs ``protect_guard_settings``).
 
     Loading validates the whole file (every hook is imported) and fills the
     compiled-definition cache, so the first hook process is fast too.
     """
     from ..definition.cache import load_definition
-    from ..definition.install_plan import EventPlan, plan_event
-    from ..events import EVENT_NAMES, event_class
-    from .failure_policy import fails_closed, on_failure_counts, settings_timeout
+    from ..definition.install_plan import deciding_plans
+    from .failure_policy import settings_timeout
 
     definition = load_definition(config)
     bound, closed, plans = [], set(), {}
-    for name in EVENT_NAMES:
-        matchers = definition.hooks.get(name)
-        if not matchers:
-            continue
-        wire = event_class(name).wire_name
-        bound.append(wire)
-        plans[wire] = plan_event(wire, matchers, definition.arg_of)
-        if fails_closed(definition, name) and on_failure_counts(name):
-            closed.add(wire)
+    for plan, fails_closed in deciding_plans(definition, protect_settings=protect_settings):
+        bound.append(plan.event)
+        plans[plan.event] = plan
+        if fails_closed:
+            closed.add(plan.event)
     files = watched_files(definition)
     if files:  # Claude watches only the files FileChanged's matcher names
         plans["FileChanged"] = EventPlan("FileChanged", "|".join(files))
-    return _Setup(bound, closed, plans, settings_timeout(definition))
-
-
-def watched_files(definition: AgentDefinition) -> list[str]:
-    """The file names the definition's FileChanged matchers name: Claude watches only the
-    files its FileChanged matchers list (``.envrc|.env``), so ``install`` writes them as
-    the handler's matcher. A glob or a match-all matcher names none: the files to watch
-    then come from a hook's ``watchPaths`` (SessionStart, CwdChanged, FileChanged)."""
-    names: list[str] = []
-    for m in definition.hooks.get("FileChanged") or ():
-        source = m.matcher or ""
-        if not source or m.pattern.match_all or m.pattern.negate or _GLOB.search(source):
-            continue
-        for name in source.split("|"):
-            if name.strip() and name.strip() not in names:
-                names.append(name.strip())
-    return names
-
-
-_GLOB = re.compile(r"[*?\[\]{}()!]|^re:")
+    return _Setup(bound, closed, plans, settings_timeout(definition), protect_settings)
 
 
 def plans_for(config: str) -> list[Any]:
@@ -274,6 +258,8 @@ def _command_groups(
         args = [*base, "--event", event]
         if event in NARROWED_EVENTS:
             args += ["--covers", coverage_tag(plan)]
+        if event == "ConfigChange" and setup.protect:
+            args.append("--protect-settings")
         handler = _command_handler(program, args, setup.timeout)
         if plan.condition:
             handler["if"] = plan.condition
@@ -331,6 +317,7 @@ def install(
     portable: bool = False,
     dry_run: bool = False,
     ledger: bool = True,
+    protect_settings: bool = True,
 ) -> SettingsChange:
     """Put hookrails' handlers for the definition in ``config`` into the settings file.
 
@@ -339,11 +326,13 @@ def install(
     with ``ledger`` (the default) record-only async handlers close every call's row.
     ``http``: a ``hookrails serve`` URL (the base or the whole ``/v1/claude/hook``);
     http handlers then replace command handlers, with ``token`` sending
-    ``Authorization: Bearer $HOOKRAILS_TOKEN``.
+    ``Authorization: Bearer $HOOKRAILS_TOKEN``. ``protect_settings`` (command hooks):
+    a ConfigChange handler runs ``protect_guard_settings``, so a settings edit that
+    removes or narrows these handlers is blocked (docs/builtins.md).
     """
     project = os.path.abspath(project_dir or os.getcwd())
     path = settings_path(scope, project)
-    setup = _setup(config)
+    setup = _setup(config, protect_settings=protect_settings and http is None)
     if http is not None:
         wanted = _http_groups(setup, _url(http), token)
     else:

@@ -56,9 +56,11 @@ if TYPE_CHECKING:
 __all__ = [
     "HOOK_ROUTE",
     "NARROWED_EVENTS",
+    "SETTINGS_GUARD",
     "EventPlan",
     "claude_fires",
     "coverage_tag",
+    "deciding_plans",
     "fails_closed",
     "fails_closed_with",
     "glob_to_js",
@@ -66,6 +68,7 @@ __all__ = [
     "on_failure_counts",
     "plan_event",
     "plan_matchers",
+    "watched_files",
 ]
 
 #: the route of ``hookrails serve`` that answers Claude Code's http hooks
@@ -415,3 +418,59 @@ def on_failure_counts(event_name: str | None) -> bool:
     """Whether Claude honours a handler's ``onFailure: block`` on ``event_name`` (a hook
     that could not run counts as a refusal there); elsewhere Claude ignores it."""
     return _canonical(event_name) in ON_FAILURE_EVENTS
+
+
+def watched_files(definition: AgentDefinition) -> list[str]:
+    """The file names the definition's FileChanged matchers name: Claude watches only the
+    files its FileChanged matchers list (``.envrc|.env``), so ``install`` writes them as
+    the handler's matcher. A glob or a match-all matcher names none: the files to watch
+    then come from a hook's ``watchPaths`` (SessionStart, CwdChanged, FileChanged)."""
+    names: list[str] = []
+    for m in definition.hooks.get("FileChanged") or ():
+        source = m.matcher or ""
+        if not source or m.pattern.match_all or m.pattern.negate or _GLOB.search(source):
+            continue
+        for name in source.split("|"):
+            if name.strip() and name.strip() not in names:
+                names.append(name.strip())
+    return names
+
+
+_GLOB = re.compile(r"[*?\[\]{}()!]|^re:")
+
+
+#: the built-in a ConfigChange handler runs by default (``hookrails claude install``)
+SETTINGS_GUARD = "protect_guard_settings"
+
+
+def deciding_plans(
+    definition: AgentDefinition, *, protect_settings: bool = False
+) -> list[tuple[EventPlan, bool]]:
+    """What ``hookrails claude install`` writes a deciding handler for, in Claude's event
+    order: each event's plan and whether the handler fails closed (``onFailure: block``).
+
+    The events the definition binds; PreSkillShellCommand when PreToolUse's judges judge
+    a skill's shell command too (``judged_events``: a skill could otherwise run what
+    PreToolUse denies); ConfigChange with ``protect_settings`` (its handler runs
+    ``protect_guard_settings``, failing closed). ``protect_guard_settings`` checks the
+    settings files against the same list."""
+    from ..events import EVENT_NAMES, event_class
+    from .hook_refs import judged_events
+
+    extra = set(judged_events(definition)) - {"PermissionRequest"}
+    if protect_settings and (extra or any(definition.hooks.values())):
+        extra.add("ConfigChange")  # guarding nothing needs no guard on the settings
+    out: list[tuple[EventPlan, bool]] = []
+    for name in EVENT_NAMES:
+        matchers = definition.hooks.get(name)
+        if not matchers and name not in extra:
+            continue
+        wire = event_class(name).wire_name
+        closed = fails_closed(definition, name) or (name == "ConfigChange" and protect_settings)
+        out.append(
+            (
+                plan_event(wire, matchers or (), definition.arg_of),
+                closed and on_failure_counts(name),
+            )
+        )
+    return out
