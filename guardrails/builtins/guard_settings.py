@@ -30,6 +30,7 @@ import shlex
 from ..definition.install_plan import (
     NARROWED_EVENTS,
     SETTINGS_GUARD,
+    SETTINGS_GUARD_MATCHER,
     coverage_tag,
     deciding_plans,
     is_ours,
@@ -119,11 +120,10 @@ def weakened(event: Any, definition: AgentDefinition | None) -> list[str]:
     if definition is None or not config:
         return problems
     # a definition that binds this guard on ConfigChange itself needs no flag to run it
-    needs_flag = not any(
-        h.name == SETTINGS_GUARD
-        for m in definition.hooks.get("ConfigChange") or ()
-        for h in m.resolved
-    )
+    own = [
+        m for m in definition.hooks.get("ConfigChange") or () if m.name != SETTINGS_GUARD_MATCHER
+    ]
+    needs_flag = not any(h.name == SETTINGS_GUARD for m in own for h in m.resolved)
     for plan, closed in deciding_plans(definition, protect_settings=True):
         ours = [h for h in handlers if h[0] == plan.event and is_ours(h[2])]
         found = [
@@ -185,7 +185,7 @@ def _read(path: str) -> tuple[dict[str, Any], str | None]:
     if not text.strip():
         return {}, None
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_not_json)  # Claude refuses NaN, Infinity
     except (ValueError, RecursionError) as exc:
         return {}, f"not valid JSON: {exc}"
     if not isinstance(data, dict):
@@ -194,6 +194,10 @@ def _read(path: str) -> tuple[dict[str, Any], str | None]:
     if hooks is not None and not isinstance(hooks, dict):
         return {}, "its hooks are not an object of events"
     return data, None
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def _handlers(data: dict[str, Any], path: str) -> list[tuple[str, Any, dict[str, Any], str]]:

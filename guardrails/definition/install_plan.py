@@ -57,6 +57,7 @@ __all__ = [
     "HOOK_ROUTE",
     "NARROWED_EVENTS",
     "SETTINGS_GUARD",
+    "SETTINGS_GUARD_MATCHER",
     "EventPlan",
     "claude_fires",
     "coverage_tag",
@@ -441,6 +442,9 @@ _GLOB = re.compile(r"[*?\[\]{}()!]|^re:")
 
 #: the built-in a ConfigChange handler runs by default (``hookrails claude install``)
 SETTINGS_GUARD = "protect_guard_settings"
+#: the name of the matcher ``hookrails hook --protect-settings`` binds it with (so the
+#: guard tells it from a binding the definition makes itself)
+SETTINGS_GUARD_MATCHER = "hookrails claude install --protect-settings"
 
 
 def deciding_plans(
@@ -460,13 +464,19 @@ def deciding_plans(
     extra = set(judged_events(definition)) - {"PermissionRequest"}
     if protect_settings and (extra or any(definition.hooks.values())):
         extra.add("ConfigChange")  # guarding nothing needs no guard on the settings
+    # the guard of the settings fails closed, whoever binds it
+    guards = "ConfigChange" in extra or any(
+        h.name == SETTINGS_GUARD
+        for m in definition.hooks.get("ConfigChange") or ()
+        for h in m.resolved
+    )
     out: list[tuple[EventPlan, bool]] = []
     for name in EVENT_NAMES:
         matchers = definition.hooks.get(name)
         if not matchers and name not in extra:
             continue
         wire = event_class(name).wire_name
-        closed = fails_closed(definition, name) or (name == "ConfigChange" and protect_settings)
+        closed = fails_closed(definition, name) or (name == "ConfigChange" and guards)
         out.append(
             (
                 plan_event(wire, matchers or (), definition.arg_of),
