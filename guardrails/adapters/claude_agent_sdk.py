@@ -382,6 +382,7 @@ def to_can_use_tool(guard: Guard) -> Callable[..., Awaitable[Any]]:
             "to_can_use_tool needs a Guard with an approver",
             expected="Guard(definition, approver=...)",
         )
+    guard._dialog_elsewhere = True  # the CLI asks can_use_tool and PermissionRequest at once
 
     async def can_use_tool(tool_name: str, tool_input: dict[str, Any], context: Any) -> Any:
         seen = _seen(guard)

@@ -29,6 +29,8 @@ _perf = time.perf_counter
 
 def approve_sync(guard: Guard, d: Decision, session: Session) -> None:
     """Ask the approver on a daemon thread, waiting at most ``approval_timeout``."""
+    if d.event.event_name == "PermissionRequest" and guard._dialog_elsewhere:
+        return  # the host's can_use_tool puts the same ask to the approver
     req, key = _cached(d, session)
     if req is None:
         return
@@ -61,6 +63,8 @@ async def approve(guard: Guard, d: Decision, session: Session) -> None:
 
     from .loop import in_thread
 
+    if d.event.event_name == "PermissionRequest" and guard._dialog_elsewhere:
+        return  # the host's can_use_tool puts the same ask to the approver
     req, key = _cached(d, session)
     if req is None:
         return
@@ -116,7 +120,8 @@ def _request(d: Decision, session: Session) -> tuple[ApprovalRequest, tuple[Any,
 
 
 def _cached(d: Decision, session: Session) -> tuple[ApprovalRequest | None, Any]:
-    """The request to put to the approver, or ``None`` when an earlier allow_always covers it."""
+    """The request to put to the approver, or ``None`` when an earlier allow_always covers
+    it."""
     req, key = _request(d, session)
     if key in session.allow_always:
         d.decision, d.explicit = "allow", True
