@@ -28,7 +28,12 @@ ANSWERS = frozenset({"allow", "deny", "allow_always"})
 
 @dataclass(frozen=True)
 class ApprovalRequest:
-    """What the approver is asked about."""
+    """What the approver is asked about.
+
+    ``event``: ``PreToolUse`` (a hook asked), or ``PermissionRequest`` (Claude Code's own
+    permission dialog, which the approver answers in place of the user; ``extra`` then
+    holds Claude's ``permission_suggestions``).
+    """
 
     tool_name: str
     tool_input: dict[str, Any]
@@ -36,6 +41,7 @@ class ApprovalRequest:
     session_id: str
     hooks: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    event: str = "PreToolUse"
 
 
 Approver: TypeAlias = Callable[[ApprovalRequest], "Answer | str | Awaitable[Answer | str]"]

@@ -27,6 +27,7 @@ from ..claude_code import failure_policy as _policy
 from ..definition.hook_refs import claude_hook
 from ..definition.model import AgentDefinition, HookMatcher
 from ..dispatch.approval import approve
+from ..dispatch.chains import judged_events
 from ..dispatch.loop import recorded
 from ..errors import DefinitionError, EventError
 from ..events import (
@@ -140,6 +141,9 @@ def to_sdk_hooks(
         guard = Guard(guard)
     bound = {_wire_name(e) for e in guard.definition.hooks if e not in NOT_DELIVERED}
     wanted = bound | {"UserPromptSubmit"}
+    if guard.approver is not None:  # Claude's own permission dialog goes to the approver
+        wanted.add("PermissionRequest")
+    wanted |= judged_events(guard.definition)  # PreToolUse's judges hold there too
     if guard.ledger is not None:
         wanted |= set(SDK_EVENTS)
     timeout: float = _policy.settings_timeout(guard.definition)
@@ -378,6 +382,7 @@ def to_can_use_tool(guard: Guard) -> Callable[..., Awaitable[Any]]:
             "to_can_use_tool needs a Guard with an approver",
             expected="Guard(definition, approver=...)",
         )
+    guard._dialog_elsewhere = True  # the CLI asks can_use_tool and PermissionRequest at once
 
     async def can_use_tool(tool_name: str, tool_input: dict[str, Any], context: Any) -> Any:
         seen = _seen(guard)

@@ -29,6 +29,8 @@ if TYPE_CHECKING:  # the same table, spelled out for type checkers (``X as X``: 
     from .budget import ToolBudget as ToolBudget
     from .budget import redact_secrets as redact_secrets
     from .budget import tool_budget as tool_budget
+    from .guard_settings import ProtectGuardSettings as ProtectGuardSettings
+    from .guard_settings import protect_guard_settings as protect_guard_settings
     from .idempotency.guard import IdempotencyGuard as IdempotencyGuard
     from .idempotency.guard import idempotency_guard as idempotency_guard
     from .instructions import ReinjectInstructions as ReinjectInstructions

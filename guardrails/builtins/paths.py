@@ -101,6 +101,8 @@ class ProtectPaths:
     """
 
     hook_name = "protect_paths"
+    #: its PreToolUse judgement holds on PermissionRequest and PreSkillShellCommand too
+    judges_calls = True
     DEFAULT_PATHS = DEFAULT_PROTECTED_PATHS
 
     def __init__(

@@ -6,6 +6,7 @@ needs no Python at all.
 
 from __future__ import annotations
 
+from .._event_table import PERMISSION_EVENTS
 from ..results import HookResult
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
@@ -19,13 +20,15 @@ class Deny:
     """Deny every matching call with ``reason`` (and ``hint``)."""
 
     hook_name = "deny"
+    #: its PreToolUse judgement holds on PermissionRequest and PreSkillShellCommand too
+    judges_calls = True
 
     def __init__(self, reason: str = "denied by policy", hint: str | None = None) -> None:
         self.reason = reason
         self.hint = hint
 
     def __call__(self, event: Any, ctx: Any) -> HookResult:
-        if event.event_name == "PreToolUse":
+        if event.event_name in PERMISSION_EVENTS:
             return HookResult.deny(self.reason, hint=self.hint)
         return HookResult.block(self.reason)
 
@@ -34,6 +37,8 @@ class Ask:
     """Send every matching call to the approver (or the host's permission prompt)."""
 
     hook_name = "ask"
+    #: its PreToolUse judgement holds on PermissionRequest and PreSkillShellCommand too
+    judges_calls = True
 
     def __init__(self, reason: str = "this call needs approval") -> None:
         self.reason = reason

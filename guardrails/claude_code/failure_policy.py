@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import json
 
-from .._event_table import ON_FAILURE_EVENTS, PERMISSION_EVENTS, REFUSALS
+from .._event_table import PERMISSION_EVENTS, REFUSALS
+from ..definition.install_plan import fails_closed, fails_closed_with, on_failure_counts
 from ..errors import OutputError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
-    from collections.abc import Iterable
     from typing import Any
 
     from ..definition.model import AgentDefinition
@@ -75,52 +75,6 @@ def _canonical(name: str | None) -> str | None:
     from ..events import known_event_name  # lazy: this module is imported before events is
 
     return known_event_name(name)
-
-
-def fails_closed(
-    definition: AgentDefinition | None, event_name: str | None, *, unknown: bool = False
-) -> bool:
-    """Whether ``event_name`` refuses (deny, block) when it cannot be decided.
-
-    PreToolUse: always. Another event: when any matcher bound to it has the
-    effective ``on_failure: block`` (its own, else the event's default); an
-    event the definition does not bind (or no definition, when it did not load)
-    follows the default (``DEFAULT_ON_FAILURE``). ``unknown`` answers for an
-    event that is not one of hookrails' or is not known at all (``None``: the
-    input could not be read, so it may be a PreToolUse).
-    """
-    name = _canonical(event_name)
-    if name is None:
-        return unknown
-    if name == "PreToolUse":
-        return True
-    if name not in REFUSALS:
-        return False
-    matchers = definition.hooks.get(name) if definition is not None else None
-    return fails_closed_with(name, [m.on_failure for m in matchers or ()])
-
-
-def fails_closed_with(event_name: str, on_failures: Iterable[str | None]) -> bool:
-    """:func:`fails_closed` from the matchers' declared ``on_failure`` values (``None``:
-    unset), for a caller that read them without loading the definition."""
-    from ..definition.model import DEFAULT_ON_FAILURE
-
-    name = _canonical(event_name) or event_name
-    if name == "PreToolUse":
-        return True
-    if name not in REFUSALS:
-        return False
-    default = DEFAULT_ON_FAILURE.get(name, "continue")
-    values = list(on_failures)
-    if not values:
-        return default == "block"
-    return any((v or default) == "block" for v in values)
-
-
-def on_failure_counts(event_name: str | None) -> bool:
-    """Whether Claude honours a handler's ``onFailure: block`` on ``event_name`` (a hook
-    that could not run counts as a refusal there); elsewhere Claude ignores it."""
-    return _canonical(event_name) in ON_FAILURE_EVENTS
 
 
 def failure_exit(event_name: str | None, closed: bool) -> int:

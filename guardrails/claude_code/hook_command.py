@@ -60,7 +60,7 @@ __all__ = ["USAGE", "HookEscape", "HookOptions", "finish", "main", "parse_args",
 
 USAGE = (
     "usage: hookrails hook --config FILE [--event NAME] [--ledger FILE | --no-ledger] "
-    "[--covers TAG] [--record-only [--except MATCHER]] < event.json"
+    "[--covers TAG] [--record-only [--except MATCHER]] [--protect-settings] < event.json"
 )
 
 
@@ -74,6 +74,7 @@ class HookOptions:
         "except_matcher",
         "ledger",
         "no_ledger",
+        "protect_settings",
         "record_only",
     )
 
@@ -87,8 +88,11 @@ class HookOptions:
         covers: str | None = None,
         record_only: bool = False,
         except_matcher: str | None = None,
+        protect_settings: bool = False,
     ) -> None:
         self.config = config
+        #: ConfigChange runs ``protect_guard_settings`` (``hookrails claude install``'s default)
+        self.protect_settings = protect_settings
         self.event = event
         self.ledger = ledger
         self.no_ledger = no_ledger
@@ -142,6 +146,8 @@ def parse_args(argv: list[str]) -> HookOptions:
             opts.no_ledger = True
         elif arg == "--record-only":
             opts.record_only = True
+        elif arg == "--protect-settings":
+            opts.protect_settings = True
         else:
             raise ValueError(f"unexpected argument {arg!r}")
     if opts.config is None:
@@ -373,10 +379,13 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
         try:
             from ..definition.cache import load_definition
 
-            definition = load_definition(options.config, (state.event,) if state.event else None)
+            events = None if options.protect_settings else _events_of(state.event)
+            definition = load_definition(options.config, events)
         except DefinitionError as exc:
             raise _Undecided(f"cannot load the definition: {exc}") from None
         state.definition = definition
+        if options.protect_settings and state.event == "ConfigChange":
+            _guard_settings(definition)
         stale = _stale(options, definition, state.event) if options.covers else None
         if stale is not None and state.event == "PreToolUse":
             raise _Undecided(stale)
@@ -416,11 +425,37 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
         watchdog.release()  # cancels it, whichever way this ends
 
 
+def _guard_settings(definition: AgentDefinition) -> None:
+    """Bind ``protect_guard_settings`` first on ConfigChange, failing closed (what
+    ``--protect-settings`` asks: ``hookrails claude install`` writes it by default),
+    unless the definition binds it there itself."""
+    from ..definition.install_plan import SETTINGS_GUARD, SETTINGS_GUARD_MATCHER
+    from ..definition.model import HookMatcher
+
+    own = definition.hooks.get("ConfigChange") or []
+    if any(h.name == SETTINGS_GUARD for m in own for h in m.resolved):
+        return
+    guard = HookMatcher(
+        hooks=[SETTINGS_GUARD], on_failure="block", priority=0, name=SETTINGS_GUARD_MATCHER
+    )
+    definition.hooks["ConfigChange"] = [guard, *own]
+
+
+def _events_of(event: str | None) -> tuple[str, ...] | None:
+    """The events whose hooks deciding ``event`` needs: its own, and PreToolUse's for a
+    tool call asked about another way (``JUDGED_AS_TOOL_CALLS``: its judges judge it)."""
+    if event is None:
+        return None
+    from ..dispatch.chains import JUDGED_AS_TOOL_CALLS
+
+    return (event, "PreToolUse") if event in JUDGED_AS_TOOL_CALLS else (event,)
+
+
 def _stale(options: HookOptions, definition: AgentDefinition, event: str | None) -> str | None:
     """Why the handler is out of date (``--covers`` is not the tag of the plan ``install``
     would write now: a matcher changed, so some calls may not reach hookrails), or None."""
+    from ..definition.install_plan import coverage_tag, plan_event
     from ..events import event_class
-    from .install_plan import coverage_tag, plan_event
 
     if event is None:
         return None

@@ -97,7 +97,7 @@ def _record_end(options: HookOptions, payload: dict[str, Any], name: Any) -> Non
     payload["hook_event_name"] = name
     tool = payload.get("tool_name")
     if options.except_matcher is not None and isinstance(tool, str):
-        from .install_plan import claude_fires
+        from ..definition.install_plan import claude_fires
 
         if claude_fires(options.except_matcher, tool):
             return  # the deciding handler records it

@@ -61,16 +61,16 @@ import copy
 import json
 import math
 import os
-import re
 import shlex
 import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..definition.install_plan import HOOK_ROUTE, EventPlan, is_ours, watched_files
 from ..errors import DefinitionError, SettingsError
 
 if TYPE_CHECKING:
-    from ..definition.model import AgentDefinition
+    pass
 
 __all__ = [
     "DEFAULT_URL",
@@ -84,7 +84,6 @@ __all__ = [
     "watched_files",
 ]
 
-HOOK_ROUTE = "/v1/claude/hook"
 DEFAULT_URL = "http://127.0.0.1:8787" + HOOK_ROUTE
 TOKEN_ENV = "HOOKRAILS_TOKEN"
 
@@ -134,36 +133,6 @@ def settings_path(scope: str, project_dir: str | None = None) -> str:
     raise ValueError(f"scope must be 'project' or 'user', got {scope!r}")
 
 
-def is_ours(handler: Any) -> bool:
-    """A handler hookrails wrote: ``hookrails hook ...`` (shell form, or exec form: the
-    script with ``args`` starting ``hook``), ``<python> -m guardrails hook ...``, or an
-    http handler pointing at ``hookrails serve``."""
-    if not isinstance(handler, dict):
-        return False
-    kind = handler.get("type")
-    if kind == "http":
-        url = handler.get("url")
-        return isinstance(url, str) and url.rstrip("/").endswith(HOOK_ROUTE)
-    command = handler.get("command")
-    if kind != "command" or not isinstance(command, str):
-        return False
-    args = handler.get("args")
-    if isinstance(args, list):
-        return args[:1] == ["hook"] and _is_script(command)
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return False
-    if len(words) >= 2 and words[1] == "hook":
-        return _is_script(words[0])
-    return words[1:4] == ["-m", "guardrails", "hook"]
-
-
-def _is_script(program: str) -> bool:
-    name = program.replace("\\", "/").rsplit("/", 1)[-1]
-    return name in ("hookrails", "hookrails.exe")
-
-
 #: events a warm ``hookrails serve`` needs even when nothing binds them: a prompt starts a
 #: turn (a halt ends, the injection budget renews), a session's end lets it be forgotten
 _SERVE_BOOKKEEPING = frozenset({"UserPromptSubmit", "SessionEnd"})
@@ -176,60 +145,45 @@ STATUS_MESSAGE = "hookrails"
 class _Setup:
     """What the definition asks of Claude Code, read once (:func:`_setup`)."""
 
-    __slots__ = ("bound", "closed", "plans", "timeout")
+    __slots__ = ("bound", "closed", "plans", "protect", "timeout")
 
-    def __init__(self, bound: list[str], closed: set[str], plans: dict[str, Any], timeout: int):
+    def __init__(
+        self,
+        bound: list[str],
+        closed: set[str],
+        plans: dict[str, Any],
+        timeout: int,
+        protect: bool = False,
+    ) -> None:
+        self.protect = protect  # ConfigChange runs protect_guard_settings (--protect-settings)
         self.bound = bound  # wire names of the events the definition binds, in order
         self.closed = closed  # wire names that fail closed (``_policy``)
         self.plans = plans  # wire name -> install_plan.EventPlan, for the bound events
         self.timeout = timeout
 
 
-def _setup(config: str) -> _Setup:
-    """The bound events, those that fail closed, their plans and the handlers' ``timeout``.
+def _setup(config: str, protect_settings: bool = False) -> _Setup:
+    """The bound events, those that fail closed, their plans and the handlers' ``timeout``
+    (``protect_settings``: a ConfigChange handler runs ``protect_guard_settings``).
 
     Loading validates the whole file (every hook is imported) and fills the
     compiled-definition cache, so the first hook process is fast too.
     """
     from ..definition.cache import load_definition
-    from ..events import EVENT_NAMES, event_class
-    from .failure_policy import fails_closed, on_failure_counts, settings_timeout
-    from .install_plan import EventPlan, plan_event
+    from ..definition.install_plan import deciding_plans
+    from .failure_policy import settings_timeout
 
     definition = load_definition(config)
     bound, closed, plans = [], set(), {}
-    for name in EVENT_NAMES:
-        matchers = definition.hooks.get(name)
-        if not matchers:
-            continue
-        wire = event_class(name).wire_name
-        bound.append(wire)
-        plans[wire] = plan_event(wire, matchers, definition.arg_of)
-        if fails_closed(definition, name) and on_failure_counts(name):
-            closed.add(wire)
+    for plan, fails_closed in deciding_plans(definition, protect_settings=protect_settings):
+        bound.append(plan.event)
+        plans[plan.event] = plan
+        if fails_closed:
+            closed.add(plan.event)
     files = watched_files(definition)
     if files:  # Claude watches only the files FileChanged's matcher names
         plans["FileChanged"] = EventPlan("FileChanged", "|".join(files))
-    return _Setup(bound, closed, plans, settings_timeout(definition))
-
-
-def watched_files(definition: AgentDefinition) -> list[str]:
-    """The file names the definition's FileChanged matchers name: Claude watches only the
-    files its FileChanged matchers list (``.envrc|.env``), so ``install`` writes them as
-    the handler's matcher. A glob or a match-all matcher names none: the files to watch
-    then come from a hook's ``watchPaths`` (SessionStart, CwdChanged, FileChanged)."""
-    names: list[str] = []
-    for m in definition.hooks.get("FileChanged") or ():
-        source = m.matcher or ""
-        if not source or m.pattern.match_all or m.pattern.negate or _GLOB.search(source):
-            continue
-        for name in source.split("|"):
-            if name.strip() and name.strip() not in names:
-                names.append(name.strip())
-    return names
-
-
-_GLOB = re.compile(r"[*?\[\]{}()!]|^re:")
+    return _Setup(bound, closed, plans, settings_timeout(definition), protect_settings)
 
 
 def plans_for(config: str) -> list[Any]:
@@ -292,7 +246,7 @@ def _command_groups(
 ) -> list[tuple[str, dict[str, Any]]]:
     """(event, matcher group) for each handler: the deciding ones, narrowed by their plan,
     and with a ledger the record-only ones (``async``: they cost the agent nothing)."""
-    from .install_plan import NARROWED_EVENTS, coverage_tag
+    from ..definition.install_plan import NARROWED_EVENTS, coverage_tag
     from .record_only import BATCH_EVENT
 
     base = ["--config", config_ref]
@@ -304,6 +258,8 @@ def _command_groups(
         args = [*base, "--event", event]
         if event in NARROWED_EVENTS:
             args += ["--covers", coverage_tag(plan)]
+        if event == "ConfigChange" and setup.protect:
+            args.append("--protect-settings")
         handler = _command_handler(program, args, setup.timeout)
         if plan.condition:
             handler["if"] = plan.condition
@@ -361,6 +317,7 @@ def install(
     portable: bool = False,
     dry_run: bool = False,
     ledger: bool = True,
+    protect_settings: bool = True,
 ) -> SettingsChange:
     """Put hookrails' handlers for the definition in ``config`` into the settings file.
 
@@ -369,11 +326,13 @@ def install(
     with ``ledger`` (the default) record-only async handlers close every call's row.
     ``http``: a ``hookrails serve`` URL (the base or the whole ``/v1/claude/hook``);
     http handlers then replace command handlers, with ``token`` sending
-    ``Authorization: Bearer $HOOKRAILS_TOKEN``.
+    ``Authorization: Bearer $HOOKRAILS_TOKEN``. ``protect_settings`` (command hooks):
+    a ConfigChange handler runs ``protect_guard_settings``, so a settings edit that
+    removes or narrows these handlers is blocked (docs/builtins.md).
     """
     project = os.path.abspath(project_dir or os.getcwd())
     path = settings_path(scope, project)
-    setup = _setup(config)
+    setup = _setup(config, protect_settings=protect_settings and http is None)
     if http is not None:
         wanted = _http_groups(setup, _url(http), token)
     else:

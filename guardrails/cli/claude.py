@@ -151,6 +151,12 @@ def _print_change(change: Any, done: str, nothing: str) -> None:
     is_flag=True,
     help="command hooks record nothing (and no record-only hooks are added)",
 )
+@click.option(
+    "--no-protect-settings",
+    is_flag=True,
+    help="no ConfigChange hook that blocks settings edits removing or narrowing these hooks "
+    "(protect_guard_settings)",
+)
 @click.option("--dry-run", is_flag=True, help="print the change as a diff; write nothing")
 def claude_install(
     scope: str,
@@ -159,6 +165,7 @@ def claude_install(
     token: bool,
     portable: bool,
     no_ledger: bool,
+    no_protect_settings: bool,
     dry_run: bool,
 ) -> None:
     """Merge hookrails' hook entries for the definition into Claude Code's settings.json.
@@ -166,7 +173,8 @@ def claude_install(
     One deciding entry per event the definition binds; on tool events only the
     tools its matchers can match start a hookrails process (`hookrails check`
     shows which). With a ledger, record-only async entries close every call's
-    row. Other hooks and settings stay as they are; running it again changes
+    row. A ConfigChange entry (command hooks) blocks settings edits that remove or
+    narrow these entries. Other hooks and settings stay as they are; running it again changes
     nothing; hookrails entries already in the file are replaced. Command hooks
     run `hookrails hook`; --http points http hooks at `hookrails serve`. Warns
     when the `claude` on PATH is older than the version the entries need.
@@ -189,6 +197,7 @@ def claude_install(
         portable=portable,
         dry_run=dry_run,
         ledger=not no_ledger,
+        protect_settings=not no_protect_settings,
     )
     warning = check_claude_version()
     if warning:

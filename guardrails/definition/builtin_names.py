@@ -26,6 +26,7 @@ TABLE: dict[str, tuple[str, str]] = {
     "completion_promise": ("stop", "CompletionPromise"),
     "skill_discovery": ("skills", "SkillDiscovery"),
     "reinject_instructions": ("instructions", "ReinjectInstructions"),
+    "protect_guard_settings": ("guard_settings", "ProtectGuardSettings"),
 }
 #: built-ins whose class needs arguments, so there is no ready instance of that name
 NO_INSTANCE = frozenset({"inject", "require_artifacts"})

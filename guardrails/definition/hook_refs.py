@@ -20,8 +20,19 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..events import Event
+    from .model import AgentDefinition
 
-__all__ = ["CommandHook", "Hook", "HttpHook", "claude_hook", "import_from_folder", "resolve_hook"]
+__all__ = [
+    "JUDGED_AS_TOOL_CALLS",
+    "CommandHook",
+    "Hook",
+    "HttpHook",
+    "claude_hook",
+    "import_from_folder",
+    "judged_events",
+    "judges_calls",
+    "resolve_hook",
+]
 
 _CO_COROUTINE = 0x0080
 _HTTP_URL = re.compile(r"https?://\S+")
@@ -58,6 +69,33 @@ def hook_name(fn: Any) -> str:
     if module and not module.startswith("guardrails") and module != "__main__":
         return f"{module}:{name}"
     return str(name)
+
+
+#: events about a tool call that run another way than PreToolUse (Claude's permission
+#: dialog; a skill's inline shell command): the PreToolUse hooks that judge a call by its
+#: name and input (:func:`judges_calls`) judge it there too, after the event's own hooks
+#: (docs/design.md §5), so no path lets through what PreToolUse would deny
+JUDGED_AS_TOOL_CALLS = frozenset({"PermissionRequest", "PreSkillShellCommand"})
+
+
+def judges_calls(fn: object) -> bool:
+    """Whether a hook judges a tool call by its name and input alone, with no side
+    effect (no claim, no count): its PreToolUse judgement then holds wherever the same
+    call is asked about. Built-ins say so with ``judges_calls = True`` (``deny``, ``ask``,
+    ``deny_commands``, ``protect_paths``, ``bash_side_effects``); a hook of your own may
+    too."""
+    return getattr(fn, "judges_calls", False) is True
+
+
+def judged_events(definition: AgentDefinition) -> frozenset[str]:
+    """The events of :data:`JUDGED_AS_TOOL_CALLS` that the definition's PreToolUse judges
+    hear (every one, when a PreToolUse hook judges calls; none otherwise): a host
+    registers them (``hookrails claude install`` writes a PreSkillShellCommand handler)
+    even when the definition binds them no hook of their own."""
+    for m in definition.hooks.get("PreToolUse") or ():
+        if any(judges_calls(h.fn) for h in m.resolved):
+            return JUDGED_AS_TOOL_CALLS
+    return frozenset()
 
 
 class Hook:

@@ -29,6 +29,8 @@ _perf = time.perf_counter
 
 def approve_sync(guard: Guard, d: Decision, session: Session) -> None:
     """Ask the approver on a daemon thread, waiting at most ``approval_timeout``."""
+    if d.event.event_name == "PermissionRequest" and guard._dialog_elsewhere:
+        return  # the host's can_use_tool puts the same ask to the approver
     req, key = _cached(d, session)
     if req is None:
         return
@@ -61,6 +63,8 @@ async def approve(guard: Guard, d: Decision, session: Session) -> None:
 
     from .loop import in_thread
 
+    if d.event.event_name == "PermissionRequest" and guard._dialog_elsewhere:
+        return  # the host's can_use_tool puts the same ask to the approver
     req, key = _cached(d, session)
     if req is None:
         return
@@ -97,21 +101,30 @@ def _request(d: Decision, session: Session) -> tuple[ApprovalRequest, tuple[Any,
 
     askers = tuple(sorted({r.hook for r in d.runs if r.outcome == "ask"}))
     ev = d.event
+    name = ev.event_name
+    extra: dict[str, Any] = {}
+    if name == "PermissionRequest" and ev.permission_suggestions:
+        extra["permission_suggestions"] = ev.permission_suggestions
     req = ApprovalRequest(
         tool_name=ev.tool_name,
         tool_input=d.tool_input or {},
-        reason=d.reason or "",
+        reason=d.reason or ("Claude Code asks for permission" if name != "PreToolUse" else ""),
         session_id=session.session_id,
         hooks=askers,
+        extra=extra,
+        event=name,
     )
-    return req, (ev.tool_name, askers)
+    # an allow_always holds for the event it answered: Claude's own dialog for a tool is
+    # not the ask of a hook about it
+    return req, (ev.tool_name, askers) if name == "PreToolUse" else (name, ev.tool_name, askers)
 
 
 def _cached(d: Decision, session: Session) -> tuple[ApprovalRequest | None, Any]:
-    """The request to put to the approver, or ``None`` when an earlier allow_always covers it."""
+    """The request to put to the approver, or ``None`` when an earlier allow_always covers
+    it."""
     req, key = _request(d, session)
     if key in session.allow_always:
-        d.decision = "allow"
+        d.decision, d.explicit = "allow", True
         d._raw.append(HookRun("approver", "ask", 0, "allow", 0.0, None))
         d.notes.append("allowed by an earlier allow_always")
         return None, key
@@ -131,6 +144,7 @@ def _settle(
         session.allow_always.add(key)
     outcome = "deny" if answer == "deny" else "allow"
     d._raw.append(HookRun("approver", "ask", 0, outcome, t * 1000, error))
+    d.explicit = True  # the approver answered (a PermissionRequest no hook decided, too)
     if outcome == "allow":
         d.decision = "allow"
     elif error:

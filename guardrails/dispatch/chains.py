@@ -9,7 +9,7 @@ dict lookup and one small loop (pluggy's shape).
 from __future__ import annotations
 
 from .._event_table import LEGACY_AGENT_SUBJECT, SUBJECT_VALUES, SUBJECTS
-from ..definition.hook_refs import Hook
+from ..definition.hook_refs import JUDGED_AS_TOOL_CALLS, Hook, judged_events, judges_calls
 from ..definition.matchers import ArgPredicate
 from ..definition.model import DEFAULT_ON_FAILURE, DEFAULT_TIMEOUT, AgentDefinition, HookMatcher
 from ..definition.rule_index import RuleIndex
@@ -21,7 +21,15 @@ if TYPE_CHECKING:
 
     from ..events import Event
 
-__all__ = ["QUIET_RUNS", "Binding", "Chain", "ChainIndex", "Plan"]
+__all__ = [
+    "JUDGED_AS_TOOL_CALLS",
+    "QUIET_RUNS",
+    "Binding",
+    "Chain",
+    "ChainIndex",
+    "Plan",
+    "judged_events",
+]
 
 #: a chain runs timed hook by hook until it answered this many times in a row within its
 #: shortest limit; then it is timed once per event (docs/design.md §5, "timing")
@@ -33,6 +41,7 @@ class Binding:
 
     __slots__ = (
         "fn",
+        "follower",
         "hook",
         "index",
         "is_async",
@@ -58,11 +67,24 @@ class Binding:
         self.timeout = float(hook.timeout or matcher.timeout or DEFAULT_TIMEOUT)
         self.on_failure = matcher.on_failure or DEFAULT_ON_FAILURE.get(event, "continue")
         self.label = matcher.label
+        #: a PreToolUse binding judging another event's tool call (``JUDGED_AS_TOOL_CALLS``):
+        #: only its refusals and asks count there (``Merge.apply``)
+        self.follower = False
         #: a SessionStart/SessionEnd matcher written for the agent's name: matches every event
         self.legacy = False
 
     def __repr__(self) -> str:
         return f"Binding({self.hook.name!r}, matcher={self.label!r}, priority={self.priority})"
+
+    def following(self) -> Binding:
+        """This PreToolUse binding as a judge of another event's tool call: the same hook,
+        context and failure policy (PreToolUse's: closed), labelled where it comes from."""
+        b = object.__new__(Binding)
+        for name in Binding.__slots__:
+            setattr(b, name, getattr(self, name))
+        b.follower = True
+        b.label = f"PreToolUse {self.label}"
+        return b
 
 
 Chain = tuple[tuple[Binding, ArgPredicate | None], ...]
@@ -118,6 +140,11 @@ class ChainIndex:
                 b.index = len(self.all)
                 self.all.append(b)
             self.bindings[event] = entries
+        judges = [b.following() for b in self.bindings.get("PreToolUse", ()) if judges_calls(b.fn)]
+        #: event -> the PreToolUse bindings that judge its tool calls, after its own hooks
+        self.followers: dict[str, list[Binding]] = (
+            dict.fromkeys(JUDGED_AS_TOOL_CALLS, judges) if judges else {}
+        )
         self._cache: dict[tuple[str, str, str, str | None], Plan] = {}
 
     def for_event(self, event: Event, tenant: str | None) -> tuple[Chain, bool]:
@@ -153,7 +180,7 @@ class ChainIndex:
     def _compute(self, event_name: str, subject: str, agent: str, tenant: str | None) -> Chain:
         arg_of = self.definition.arg_of if event_name in TOOL_NAME_EVENTS else _no_args
         chain: list[tuple[Binding, ArgPredicate | None]] = []
-        for b in self.bindings.get(event_name, ()):
+        for b in (*self.bindings.get(event_name, ()), *self.followers.get(event_name, ())):
             m = b.matcher
             if m.agent_globs is not None and not any(g.fullmatch(agent) for g in m.agent_globs):
                 continue

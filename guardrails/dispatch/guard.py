@@ -89,6 +89,10 @@ class Guard(AsyncEventMethods):
             _check_hooks(definition, self._index.bindings)
         self.ledger = _open_ledger(ledger, definition)
         self.approver = approver
+        #: Claude's permission dialog reaches the approver another way (the SDK's
+        #: ``can_use_tool``, which the CLI asks beside the PermissionRequest hooks): a
+        #: PermissionRequest is then not put to it too, so a human is asked once
+        self._dialog_elsewhere = False
         self.approval_timeout = approval_timeout
         self.clock = clock
         self.tenant = tenant

@@ -56,8 +56,10 @@ _state: _StateNames | None = None
 #: events whose fields a hook could change in place: none (strings, and lists Claude sent
 #: for the record: a stop's background tasks), besides the tool events' input and output
 _PLAIN = frozenset(HAND_WRITTEN)
-#: events whose ask goes to the Guard's approver (the others' ask goes to the host)
-_APPROVED = frozenset({"PreToolUse"})
+#: events whose ask goes to the Guard's approver (the others' ask goes to the host); a
+#: PermissionRequest no hook decided goes there too (it is Claude's own ask)
+_APPROVED = frozenset({"PreToolUse", "PermissionRequest"})
+_OWN_ASK = "PermissionRequest"
 #: events a halted session refuses until the next prompt: they would run something
 _HALTED_REFUSES = frozenset({"PreToolUse", "PreSkillShellCommand", "PermissionRequest"})
 #: the turns (one fresh token per turn) this context holds: a hook emitting into its own
@@ -97,7 +99,7 @@ def emit_sync(guard: Guard, event: Event, session: Session, owner: bool = False)
     else:  # a task of this very thread's event loop holds the turn: waiting would stall
         # the loop it needs to finish, so decide without the turn (a callback of that loop)
         decision = _decide_sync(guard, event, session, owner)
-    if decision.decision != "ask" or not _pending(guard, decision):
+    if not _pending(guard, decision):
         return decision
     # an ask waits for its human outside the session's turn: siblings go on meanwhile
     approve_sync(guard, decision, session)
@@ -203,12 +205,14 @@ def _decide_sync(guard: Guard, event: Event, session: Session, owner: bool) -> D
 
 def _pending(guard: Guard, decision: Decision) -> bool:
     """An ask that goes to the Guard's approver before it is recorded (``_finish`` leaves
-    it unrecorded): not a defer, on an event whose ask the approver settles."""
-    return (
-        guard.approver is not None
-        and not decision.deferred
-        and decision.event.event_name in _APPROVED
-    )
+    it unrecorded): not a defer, on an event whose ask the approver settles. A
+    PermissionRequest no hook decided is Claude's own ask (its dialog)."""
+    if guard.approver is None or decision.deferred:
+        return False
+    name = decision.event.event_name
+    if decision.decision == "ask":
+        return name in _APPROVED
+    return name == _OWN_ASK and not decision.explicit
 
 
 async def _decide(
@@ -279,7 +283,7 @@ def _finish(
     """The merged decision, recorded (unless ``record`` is false); or ``(ask, True)`` when an
     approver must settle it first."""
     decision = merge.finish()
-    if decision.decision == "ask" and _pending(guard, decision):
+    if _pending(guard, decision):
         return decision, True
     if not record:
         return decision, False

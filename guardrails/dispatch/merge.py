@@ -183,6 +183,12 @@ class Merge:
                     seconds,
                 )
                 return
+        if b.follower:  # a PreToolUse judge on another event's call: its refusal or ask
+            r = self._judgement(b, r)
+            if r is None:
+                if record:
+                    self.d._raw.append((b, "noop", seconds, None, 0))
+                return
         if not b.hook.privileged and (
             r.updated_input is not None
             or r.updated_output is not UNSET
@@ -259,6 +265,22 @@ class Merge:
             d.annotations.update(r.annotations)
         if record:
             d._raw.append((b, outcome, seconds, None, injected))
+
+    def _judgement(self, b: Binding, r: HookResult) -> HookResult | None:
+        """What of a PreToolUse hook's answer counts when it judges the same call on
+        another event (``Binding.follower``): a deny, halt, ask or defer, and the facts it
+        attaches. An allow does not (the call was asked about for a reason PreToolUse does
+        not see: a permission rule, the user's settings), nor a rewrite: Claude applied
+        PreToolUse's own already, and a skill's command is never rewritten."""
+        if r.decision == "allow" or r.updated_input is not None or r.additional_context:
+            self.d.notes.append(
+                f"{b.hook.name} (PreToolUse) judged the call on {self.name}: only a refusal "
+                "or an ask of it counts there"
+            )
+        if r.decision in (None, "allow") and not r.annotations:
+            return None
+        decision = None if r.decision == "allow" else r.decision
+        return HookResult(decision, r.reason, r.hint, annotations=r.annotations)
 
     def _permission(
         self, b: Binding, r: HookResult, kind: str | None, message: str, outcome: str

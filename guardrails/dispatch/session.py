@@ -101,7 +101,7 @@ class Session(AsyncEventMethods):
         self.stop_blocks: dict[str, int] = {}
         self.turn_chars = 0
         self.halted: str | None = None
-        self.allow_always: set[tuple[str, tuple[str, ...]]] = set()
+        self.allow_always: set[tuple[Any, ...]] = set()
         #: with a ledger: ``halted`` and ``turn_chars`` are the ledger's as last read or
         #: settled (docs/design.md §7); a new turn it has not recorded yet is pending
         self._synced = False

@@ -61,13 +61,16 @@ def test_installed_command_hooks_deny_record_and_hold_the_stop(tmp_path: Path) -
     project = tmp_path / "project"
     project.mkdir()
     settings = install(project)
-    # deciding: PreToolUse (Bash calls only), PostToolUse, Stop; record-only: the rest
+    # deciding: PreToolUse (Bash calls only), PostToolUse, Stop, and by default the guard
+    # of the settings (ConfigChange) and of skills' shell commands; record-only: the rest
     assert set(settings["hooks"]) == {
         "PreToolUse",
         "PostToolUse",
         "PostToolUseFailure",
         "PostToolBatch",
         "Stop",
+        "ConfigChange",
+        "PreSkillShellCommand",
     }
     assert settings["hooks"]["PreToolUse"][0]["matcher"] == "Bash"
 

@@ -424,3 +424,36 @@ def test_every_event_the_cli_sends_an_sdk_callback_is_accepted_and_recorded(
     assert {"PostToolBatch", "MessageDisplay", "PreCompact", "PostCompact"} <= seen
     failures = rows(db, "SELECT hook, outcome FROM hook_runs WHERE outcome NOT IN ('noop')")
     assert failures == []
+
+
+def test_claudes_permission_dialog_is_answered_by_the_approver(tmp_path: Path) -> None:
+    """No can_use_tool: the CLI's PermissionRequest reaches the Guard's approver through the
+    PermissionRequest hook, and the approver's allow and deny are Claude's answer."""
+    db = tmp_path / "ledger.db"
+    asked: list[tuple[str, str]] = []
+
+    def approver(request: Any) -> str:
+        path = request.tool_input["file_path"]
+        asked.append((request.event, path.rsplit("/", 1)[-1]))
+        return "allow" if path.endswith(".txt") else "deny"
+
+    guard = Guard(AgentDefinition(name="sdk"), ledger=Ledger(db), approver=approver)
+    cwd = tmp_path / "project"
+    session = run_session(
+        writing_script(cwd), tmp_path, ["write the notes"], hooks=to_sdk_hooks(guard),
+        allowed_tools=["Bash"],
+    )  # fmt: skip
+    assert (cwd / "notes.txt").read_text() == "ok"
+    assert not (cwd / "notes.md").exists()
+    assert asked == [("PermissionRequest", "notes.txt"), ("PermissionRequest", "notes.md")]
+    denial = session.requests[-1].result_for("toolu_m") or {}
+    assert denial.get("is_error") and "denied by the approver" in str(denial)
+    answered = rows(
+        db,
+        "SELECT e.decision, h.outcome FROM events AS e JOIN hook_runs AS h ON h.event_id = e.id "
+        "WHERE e.event = 'PermissionRequest' AND h.hook = 'approver' ORDER BY e.id",
+    )
+    assert [(r["decision"], r["outcome"]) for r in answered] == [
+        ("allow", "allow"),
+        ("block", "deny"),
+    ]

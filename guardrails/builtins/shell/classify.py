@@ -117,6 +117,8 @@ class BashSideEffects:
     """
 
     hook_name = "bash_side_effects"
+    #: its PreToolUse judgement holds on PermissionRequest and PreSkillShellCommand too
+    judges_calls = True
 
     def __call__(self, event: Any, ctx: Any) -> HookResult | None:
         command = command_of(event, ctx)

@@ -105,6 +105,8 @@ class DenyCommands:
     """
 
     hook_name = "deny_commands"
+    #: its PreToolUse judgement holds on PermissionRequest and PreSkillShellCommand too
+    judges_calls = True
     DEFAULT_RULES = DEFAULT_DENY_RULES
     DEFAULT_SECRETS = DEFAULT_SECRETS
 

@@ -14,7 +14,7 @@ import pytest
 
 from guardrails.claude_code import hook_command
 from guardrails.claude_code.hook_command import HookOptions, parse_args
-from guardrails.claude_code.install_plan import coverage_tag, plan_matchers
+from guardrails.definition.install_plan import coverage_tag, plan_matchers
 
 AGENT = """\
 name: rec

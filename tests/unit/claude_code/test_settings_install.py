@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from guardrails.claude_code.install_plan import coverage_tag, plan_matchers
 from guardrails.claude_code.settings_install import is_ours
 from guardrails.cli.main import cli
+from guardrails.definition.install_plan import coverage_tag, plan_matchers
 
 SCRIPT = Path(sys.executable).parent / ("hookrails.exe" if os.name == "nt" else "hookrails")
 EXE = (
@@ -84,12 +84,20 @@ def ours(event: str, config: str = REF, plan_of: str = "agent.yaml") -> dict[str
     plan = PLANS[plan_of].get(event)
     if plan is not None:
         args += ["--covers", coverage_tag(plan)]
+    if event == "ConfigChange":
+        args.append("--protect-settings")
     handler = {**_handler(args), "timeout": TIMEOUT, "statusMessage": "hookrails"}
     if plan is not None and plan.condition:
         handler["if"] = plan.condition
-    if event == "PreToolUse":
+    if event in ("PreToolUse", "ConfigChange", "PreSkillShellCommand"):
         handler["onFailure"] = "block"
     return handler
+
+
+def guards(config: str = REF) -> dict[str, list[dict[str, Any]]]:
+    """What install adds by default: ConfigChange runs protect_guard_settings, and a skill's
+    shell command is judged by PreToolUse's judges (the definitions here bind ``deny``)."""
+    return {e: [group(ours(e, config))] for e in ("ConfigChange", "PreSkillShellCommand")}
 
 
 def recorder(event: str, config: str = REF) -> dict[str, Any]:
@@ -147,7 +155,8 @@ def test_install_adds_one_entry_per_bound_event(project: Path) -> None:
     code, out, _ = run("install", "--config", "agent.yaml")
     assert code == 0
     assert out == (
-        "installed hookrails (command hooks) for PreToolUse, Stop, SessionStart (record-only: "
+        "installed hookrails (command hooks) for PreToolUse, Stop, SessionStart, ConfigChange, "
+        "PreSkillShellCommand (record-only: "
         "PostToolUse, PostToolUseFailure, PostToolBatch) in "
         f"{project / '.claude' / 'settings.json'}\n"
     )
@@ -155,6 +164,7 @@ def test_install_adds_one_entry_per_bound_event(project: Path) -> None:
         "hooks": {
             "PreToolUse": [pre_group()],  # only Bash calls starting "rm -rf " reach hookrails
             **{e: [group(ours(e))] for e in ("Stop", "SessionStart")},
+            **guards(),
             **recorders(),
         }
     }
@@ -178,6 +188,7 @@ def test_existing_hooks_and_settings_stay_untouched(project: Path) -> None:
         "Stop": [*hooks["Stop"], group(ours("Stop"))],
         "Notification": [],
         "SessionStart": [group(ours("SessionStart"))],
+        **guards(),
         **recorders(),
     }
 
@@ -198,7 +209,7 @@ def test_installing_another_definition_replaces_ours(project: Path) -> None:
     seed(project, USER_SETTINGS)
     run("install", "--config", "agent.yaml")
     code, out, _ = run("install", "--config", "pre.yaml")
-    assert code == 0 and "(replacing 6 earlier hookrails entries)" in out
+    assert code == 0 and "(replacing 8 earlier hookrails entries)" in out
     hooks = settings(project)["hooks"]
     assert hooks["PreToolUse"][-1] == pre_group("${CLAUDE_PROJECT_DIR}/pre.yaml", "pre.yaml")
     assert hooks["Stop"] == USER_SETTINGS["hooks"]["Stop"]  # kept: it was not ours
@@ -227,7 +238,13 @@ def test_user_scope_writes_the_user_settings(
     assert code == 0 and str(folder / "settings.json") in out
     data = json.loads((folder / "settings.json").read_text())
     config = str(project / "pre.yaml")
-    assert data == {"hooks": {"PreToolUse": [pre_group(config, "pre.yaml")], **recorders(config)}}
+    assert data == {
+        "hooks": {
+            "PreToolUse": [pre_group(config, "pre.yaml")],
+            **guards(config),
+            **recorders(config),
+        }
+    }
     assert not (project / ".claude").exists()
 
 
@@ -307,7 +324,8 @@ def test_on_failure_block_is_written_where_the_event_fails_closed(
         for event, groups in settings(project)["hooks"].items()
     }
     assert written.pop("PreToolUse") == "block"  # always: a missed PreToolUse check lets a call run
-    assert {e for e, v in written.items() if v == "block"} == blocking
+    # and ConfigChange, where protect_guard_settings runs by default (docs/builtins.md)
+    assert {e for e, v in written.items() if v == "block"} == blocking | {"ConfigChange"}
     assert set(written.values()) <= {"block", None}
 
 
@@ -342,7 +360,7 @@ def test_http_install_points_at_hookrails_serve(
 ) -> None:
     run("install", "--config", "pre.yaml")  # command hooks first: http replaces them
     code, out, _ = run("install", "--config", "pre.yaml", *args)
-    assert code == 0 and "(http hooks)" in out and "replacing 4" in out
+    assert code == 0 and "(http hooks)" in out and "replacing 6" in out
     written = {**handler, "onFailure": "block"}  # PreToolUse: an unreachable server refuses
     # a warm server also hears prompts (a halt ends with the turn), session ends (it
     # forgets the session) and every call's end (its ledger closes the call's row); nothing
@@ -354,9 +372,11 @@ def test_http_install_points_at_hookrails_serve(
             "PostToolUseFailure": [{"hooks": [handler]}],
             "UserPromptSubmit": [{"hooks": [handler]}],
             "SessionEnd": [{"hooks": [handler]}],
+            # pre.yaml's deny judges a skill's shell command too (the server loads it all)
+            "PreSkillShellCommand": [{"hooks": [written]}],
         }
     }
-    assert run("uninstall")[1].startswith("removed 5 hookrails entries")
+    assert run("uninstall")[1].startswith("removed 6 hookrails entries")
     assert settings(project) == {}
 
 
@@ -382,7 +402,7 @@ def test_uninstall_restores_the_file_as_it_was(project: Path) -> None:
     seed(project, USER_SETTINGS)
     run("install", "--config", "agent.yaml")
     code, out, _ = run("uninstall")
-    assert code == 0 and out.startswith("removed 6 hookrails entries from ")
+    assert code == 0 and out.startswith("removed 8 hookrails entries from ")
     assert settings(project) == USER_SETTINGS
 
 
@@ -504,6 +524,8 @@ def test_an_empty_file_counts_as_no_settings(project: Path) -> None:
     assert run("install", "--config", "pre.yaml")[0] == 0
     assert list(settings(project)["hooks"]) == [
         "PreToolUse",
+        "ConfigChange",
+        "PreSkillShellCommand",
         "PostToolUse",
         "PostToolUseFailure",
         "PostToolBatch",
@@ -646,13 +668,19 @@ def test_tool_events_get_their_matcher_and_the_rest_is_recorded(project: Path) -
     assert "--record-only" not in hooks["PostToolUseFailure"][0]["hooks"][0]["args"]
     assert hooks["PostToolBatch"] == [group(recorder("PostToolBatch", ref))]
     assert run("install", "--config", "narrow.yaml")[1].endswith("no change\n")
-    assert run("uninstall")[1].startswith("removed 5 hookrails entries")
+    assert run("uninstall")[1].startswith("removed 7 hookrails entries")  # + the 2 guards
 
 
 def test_no_ledger_writes_no_record_only_handlers(project: Path) -> None:
     assert run("install", "--no-ledger", "--config", "agent.yaml")[0] == 0
     hooks = settings(project)["hooks"]
-    assert list(hooks) == ["PreToolUse", "Stop", "SessionStart"]
+    assert list(hooks) == [
+        "PreToolUse",
+        "Stop",
+        "SessionStart",
+        "ConfigChange",
+        "PreSkillShellCommand",
+    ]
     assert all("--no-ledger" in g["hooks"][0]["args"] for gs in hooks.values() for g in gs)
     assert run("install", "--no-ledger", "--http", "--config", "agent.yaml")[0] == 2
 

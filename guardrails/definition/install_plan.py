@@ -31,6 +31,11 @@ What is written:
   with a ``[...]`` class or a ``{1..3}`` range. ``agents=`` and ``tenants=``
   scopes only narrow a matcher further, so leaving them to hookrails is safe.
 
+Also here, because a built-in judges settings by them (``protect_guard_settings``:
+the ``definition`` layer is the one both ``builtins`` and ``claude_code`` stand on):
+which handlers are hookrails' (:func:`is_ours`) and which events fail closed
+(:func:`fails_closed`, the policy every Claude host shares).
+
 Light on purpose: ``hookrails hook`` imports it to check that the handler it
 runs for was written for the definition as it is now (:func:`coverage_tag`).
 """
@@ -39,22 +44,36 @@ from __future__ import annotations
 
 import re
 
+from .._event_table import ON_FAILURE_EVENTS, REFUSALS
+
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
+    from typing import Any
 
-    from ..definition.model import HookMatcher
+    from .model import AgentDefinition, HookMatcher
 
 __all__ = [
+    "HOOK_ROUTE",
     "NARROWED_EVENTS",
+    "SETTINGS_GUARD",
+    "SETTINGS_GUARD_MATCHER",
     "EventPlan",
     "claude_fires",
     "coverage_tag",
+    "deciding_plans",
+    "fails_closed",
+    "fails_closed_with",
     "glob_to_js",
+    "is_ours",
+    "on_failure_counts",
     "plan_event",
     "plan_matchers",
+    "watched_files",
 ]
 
+#: the route of ``hookrails serve`` that answers Claude Code's http hooks
+HOOK_ROUTE = "/v1/claude/hook"
 #: the events whose Claude matcher is the tool name, which hookrails narrows
 NARROWED_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 
@@ -220,7 +239,7 @@ def plan_matchers(
     only where hookrails tests the same argument Claude does (``Bash``'s
     ``command``). The matcher strings must already be valid (they compiled at load).
     """
-    from ..definition.matchers import split_alternatives
+    from .matchers import split_alternatives
 
     names: list[str] = []
     rules: set[tuple[str, str | None]] = set()
@@ -254,7 +273,7 @@ def plan_matchers(
 def _split_rule(alt: str) -> tuple[str, str | None]:
     """``Tool(glob)`` -> (``Tool``, ``glob``); a bare name -> (name, None)."""
     if alt.endswith(")") and "(" in alt:
-        from ..definition.matchers import structure
+        from .matchers import structure
 
         opens = [i for i, ch, depth in structure(alt) if ch == "(" and depth == 0]
         if opens:
@@ -316,3 +335,152 @@ def claude_fires(matcher: str | None, tool: str) -> bool:
         return re.search(matcher, tool) is not None
     except re.error:
         return False  # Claude logs an invalid regex and never fires it
+
+
+def is_ours(handler: Any) -> bool:
+    """A handler hookrails wrote: ``hookrails hook ...`` (shell form, or exec form: the
+    script with ``args`` starting ``hook``), ``<python> -m guardrails hook ...``, or an
+    http handler pointing at ``hookrails serve``."""
+    if not isinstance(handler, dict):
+        return False
+    kind = handler.get("type")
+    if kind == "http":
+        url = handler.get("url")
+        return isinstance(url, str) and url.rstrip("/").endswith(HOOK_ROUTE)
+    command = handler.get("command")
+    if kind != "command" or not isinstance(command, str):
+        return False
+    args = handler.get("args")
+    if isinstance(args, list):
+        return args[:1] == ["hook"] and _is_script(command)
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    if len(words) >= 2 and words[1] == "hook":
+        return _is_script(words[0])
+    return words[1:4] == ["-m", "guardrails", "hook"]
+
+
+def _is_script(program: str) -> bool:
+    name = program.replace("\\", "/").rsplit("/", 1)[-1]
+    return name in ("hookrails", "hookrails.exe")
+
+
+def _canonical(name: str | None) -> str | None:
+    from ..events import known_event_name  # lazy: a hook process may not need events yet
+
+    return known_event_name(name)
+
+
+def fails_closed(
+    definition: AgentDefinition | None, event_name: str | None, *, unknown: bool = False
+) -> bool:
+    """Whether ``event_name`` refuses (deny, block) when it cannot be decided.
+
+    PreToolUse: always. Another event: when any matcher bound to it has the
+    effective ``on_failure: block`` (its own, else the event's default); an
+    event the definition does not bind (or no definition, when it did not load)
+    follows the default (``DEFAULT_ON_FAILURE``). ``unknown`` answers for an
+    event that is not one of hookrails' or is not known at all (``None``: the
+    input could not be read, so it may be a PreToolUse).
+    """
+    name = _canonical(event_name)
+    if name is None:
+        return unknown
+    if name == "PreToolUse":
+        return True
+    if name not in REFUSALS:
+        return False
+    matchers = definition.hooks.get(name) if definition is not None else None
+    return fails_closed_with(name, [m.on_failure for m in matchers or ()])
+
+
+def fails_closed_with(event_name: str, on_failures: Iterable[str | None]) -> bool:
+    """:func:`fails_closed` from the matchers' declared ``on_failure`` values (``None``:
+    unset), for a caller that read them without loading the definition."""
+    from .model import DEFAULT_ON_FAILURE
+
+    name = _canonical(event_name) or event_name
+    if name == "PreToolUse":
+        return True
+    if name not in REFUSALS:
+        return False
+    default = DEFAULT_ON_FAILURE.get(name, "continue")
+    values = list(on_failures)
+    if not values:
+        return default == "block"
+    return any((v or default) == "block" for v in values)
+
+
+def on_failure_counts(event_name: str | None) -> bool:
+    """Whether Claude honours a handler's ``onFailure: block`` on ``event_name`` (a hook
+    that could not run counts as a refusal there); elsewhere Claude ignores it."""
+    return _canonical(event_name) in ON_FAILURE_EVENTS
+
+
+def watched_files(definition: AgentDefinition) -> list[str]:
+    """The file names the definition's FileChanged matchers name: Claude watches only the
+    files its FileChanged matchers list (``.envrc|.env``), so ``install`` writes them as
+    the handler's matcher. A glob or a match-all matcher names none: the files to watch
+    then come from a hook's ``watchPaths`` (SessionStart, CwdChanged, FileChanged)."""
+    names: list[str] = []
+    for m in definition.hooks.get("FileChanged") or ():
+        source = m.matcher or ""
+        if not source or m.pattern.match_all or m.pattern.negate or _GLOB.search(source):
+            continue
+        for name in source.split("|"):
+            if name.strip() and name.strip() not in names:
+                names.append(name.strip())
+    return names
+
+
+_GLOB = re.compile(r"[*?\[\]{}()!]|^re:")
+
+
+#: the built-in a ConfigChange handler runs by default (``hookrails claude install``)
+SETTINGS_GUARD = "protect_guard_settings"
+#: the name of the matcher ``hookrails hook --protect-settings`` binds it with (so the
+#: guard tells it from a binding the definition makes itself)
+SETTINGS_GUARD_MATCHER = "hookrails claude install --protect-settings"
+
+
+def deciding_plans(
+    definition: AgentDefinition, *, protect_settings: bool = False
+) -> list[tuple[EventPlan, bool]]:
+    """What ``hookrails claude install`` writes a deciding handler for, in Claude's event
+    order: each event's plan and whether the handler fails closed (``onFailure: block``).
+
+    The events the definition binds; PreSkillShellCommand when PreToolUse's judges judge
+    a skill's shell command too (``judged_events``: a skill could otherwise run what
+    PreToolUse denies); ConfigChange with ``protect_settings`` (its handler runs
+    ``protect_guard_settings``, failing closed). ``protect_guard_settings`` checks the
+    settings files against the same list."""
+    from ..events import EVENT_NAMES, event_class
+    from .hook_refs import judged_events
+
+    extra = set(judged_events(definition)) - {"PermissionRequest"}
+    if protect_settings and (extra or any(definition.hooks.values())):
+        extra.add("ConfigChange")  # guarding nothing needs no guard on the settings
+    # the guard of the settings fails closed, whoever binds it
+    guards = "ConfigChange" in extra or any(
+        h.name == SETTINGS_GUARD
+        for m in definition.hooks.get("ConfigChange") or ()
+        for h in m.resolved
+    )
+    out: list[tuple[EventPlan, bool]] = []
+    for name in EVENT_NAMES:
+        matchers = definition.hooks.get(name)
+        if not matchers and name not in extra:
+            continue
+        wire = event_class(name).wire_name
+        closed = fails_closed(definition, name) or (name == "ConfigChange" and guards)
+        out.append(
+            (
+                plan_event(wire, matchers or (), definition.arg_of),
+                closed and on_failure_counts(name),
+            )
+        )
+    return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from guardrails.claude_code.install_plan import (
+from guardrails.definition.install_plan import (
     EventPlan,
     claude_fires,
     coverage_tag,
