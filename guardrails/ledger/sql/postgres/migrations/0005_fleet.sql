@@ -19,3 +19,28 @@ END;
 $$;
 CREATE TRIGGER tool_calls_notify AFTER INSERT OR UPDATE ON tool_calls
 FOR EACH STATEMENT EXECUTE FUNCTION hookrails_notify();
+
+-- SQLite's functions the docs' cookbook and users' queries use, so the same SQL runs on
+-- both engines: json_extract (a '$.key.key' path; text), group_concat, sum() of a
+-- comparison, round() of a double to some digits.
+CREATE FUNCTION json_extract(doc json, path text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN doc #>> string_to_array(regexp_replace(path, '^\$\.?', ''), '.');
+CREATE FUNCTION json_extract(doc text, path text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN json_extract(doc::json, path);
+CREATE FUNCTION hookrails_concat(acc text, value text, sep text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN value IS NULL THEN acc WHEN acc IS NULL THEN value ELSE acc || sep || value END;
+CREATE FUNCTION hookrails_concat(acc text, value text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN hookrails_concat(acc, value, ',');
+CREATE AGGREGATE group_concat(text, text) (SFUNC = hookrails_concat, STYPE = text);
+CREATE AGGREGATE group_concat(text) (SFUNC = hookrails_concat, STYPE = text);
+CREATE FUNCTION hookrails_sum_true(acc bigint, value boolean) RETURNS bigint
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN acc + CASE WHEN value THEN 1 ELSE 0 END;
+CREATE AGGREGATE sum(boolean) (SFUNC = hookrails_sum_true, STYPE = bigint, INITCOND = '0');
+CREATE FUNCTION round(value double precision, digits integer) RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN round(value::numeric, digits)::double precision;
