@@ -1,4 +1,5 @@
-"""Reading a ledger file the way another process would: a connection of its own."""
+"""Reading a ledger the way another process would: a connection of its own (a SQLite file,
+or a PostgreSQL URL, read so it answers as the file does: ISO text times, JSON as text)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,38 @@ from typing import Any
 
 
 def rows(path: str | Path, sql: str, *params: Any) -> list[dict[str, Any]]:
+    if isinstance(path, str) and path.startswith("postgresql://"):
+        return _pg_rows(path, sql, params)
     conn = sqlite3.connect(path)
     conn.row_factory = sqlite3.Row
     try:
         return [dict(r) for r in conn.execute(sql, params)]
+    finally:
+        conn.close()
+
+
+def _pg_rows(url: str, sql: str, params: tuple[Any, ...]) -> list[dict[str, Any]]:
+    import psycopg
+    from psycopg.rows import dict_row
+
+    from guardrails.ledger.postgres_reader import sqlite_like, translate
+
+    with psycopg.connect(url, options="-c TimeZone=UTC", autocommit=True) as conn:
+        sqlite_like(conn)
+        cur = conn.cursor(row_factory=dict_row)
+        cur.execute(translate(sql), params or None)
+        return list(cur.fetchall()) if cur.description else []
+
+
+def execute(path: str | Path, sql: str, *params: Any) -> None:
+    """Run one writing statement on the ledger (a test setting the scene)."""
+    if isinstance(path, str) and path.startswith("postgresql://"):
+        _pg_rows(path, sql, params)
+        return
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute(sql, params)
+        conn.commit()
     finally:
         conn.close()
 

@@ -2,7 +2,13 @@
 
 * ``ledger_path``: a fresh ledger file name (``str``, like ``Ledger.path``), nothing created;
 * ``filled_ledger``: a closed ledger a real Guard wrote (see :func:`tests._guards.fill_ledger`);
-* ``make_guard``: :func:`tests._guards.build_guard`, closing the ledgers of the Guards it made.
+* ``make_guard``: :func:`tests._guards.build_guard`, closing the ledgers of the Guards it made;
+* ``postgres``: a throwaway PostgreSQL cluster for the whole run (:mod:`tests._postgres`),
+  started on first use and stopped at the end (a finalizer, and ``atexit``); skipped with one
+  loud line naming the package when this machine has no server binaries (CI's machines
+  have them, so there these tests run);
+* ``ledger_url``: a fresh ledger on each engine (``sqlite``: a file name, ``postgres``: a URL
+  of a new database): the suites that must hold on both take this one fixture.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from typing import Any
 import pytest
 
 from guardrails import Guard
+from tests import _postgres
 from tests._guards import GuardFactory, build_guard, fill_ledger
 
 #: variables the library reads besides ``HOOKRAILS_*`` (ledger, cache, token): Claude Code's
@@ -59,3 +66,38 @@ def make_guard() -> Iterator[GuardFactory]:
     for guard in made:
         if guard.ledger is not None:
             guard.ledger.close()
+
+
+_databases = iter(range(1, 1_000_000))
+
+
+@pytest.fixture(scope="session")
+def postgres(request: pytest.FixtureRequest) -> _postgres.Cluster:
+    """A PostgreSQL cluster of its own for this test run (see :mod:`tests._postgres`)."""
+    if _postgres.binaries() is None:
+        message = (
+            f"PostgreSQL tests SKIPPED: no PostgreSQL >= {_postgres.MIN_VERSION} server binaries "
+            f"in /usr/lib/postgresql/*/bin; install the `{_postgres.PACKAGE}` package "
+            f"(apt-get install {_postgres.PACKAGE}) to run them"
+        )
+        reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(message, yellow=True, bold=True)
+        pytest.skip(message)
+    cluster = _postgres.start()
+    request.addfinalizer(cluster.stop)
+    return cluster
+
+
+@pytest.fixture
+def postgres_url(postgres: _postgres.Cluster) -> str:
+    """A URL of a new, empty ledger in the test cluster (a schema and a user of its own)."""
+    return postgres.create_schema(f"ledger_{os.getpid()}_{next(_databases)}")
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def ledger_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh ledger location on each engine: a file name, or a new database's URL."""
+    if request.param == "sqlite":
+        return str(tmp_path / "ledger.db")
+    return str(request.getfixturevalue("postgres_url"))

@@ -624,6 +624,10 @@ def _failure_ledger(state: _State) -> str | None:
     ledger = data.get("ledger") if isinstance(data, dict) else None
     if not isinstance(ledger, str) or not ledger or options.config is None:
         return None
+    from ..ledger.common import is_url
+
+    if is_url(ledger):  # a PostgreSQL ledger: no folder to resolve it against
+        return ledger
     return os.path.join(os.path.dirname(os.path.abspath(options.config)), ledger)
 
 

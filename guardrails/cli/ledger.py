@@ -1,4 +1,4 @@
-"""``hookrails ledger``: inspect and maintain the SQLite ledger.
+"""``hookrails ledger``: inspect and maintain the ledger (a SQLite file or PostgreSQL).
 
 Each command is one call into :mod:`guardrails.ledger.admin` (imported when the
 command runs: importing the CLI stays light) and prints what it answers.
@@ -27,8 +27,8 @@ def _ledger_options(fn: Any) -> Any:
         "-l",
         "ledger_file",
         type=click.Path(),
-        help="the ledger file (default: $HOOKRAILS_LEDGER, else --config's ledger:, "
-        "else .hookrails/ledger.db)",
+        help="the ledger file or postgresql:// URL (default: $HOOKRAILS_LEDGER, else "
+        "--config's ledger:, else .hookrails/ledger.db)",
     )(fn)
 
 
@@ -264,3 +264,18 @@ def recover(ledger_file: str | None, config: str | None, older_than: float | Non
             f"warning: {report.rejected} spooled records could not be imported; kept in {kept}",
             err=True,
         )
+
+
+@ledger.command("copy")
+@click.argument("source")
+@click.argument("dest")
+def copy_cmd(source: str, dest: str) -> None:
+    """Copy every row of the ledger SOURCE into DEST: a SQLite file into PostgreSQL
+    (postgresql://…) or back. Ids are kept, rows already there are skipped (copying
+    again inserts nothing), and rows are counted on both sides afterwards."""
+    from ..ledger.admin import ledger_path
+    from ..ledger.copy import copy_ledger
+
+    report = copy_ledger(ledger_path(source), ledger_path(dest))
+    for line in report.lines():
+        click.echo(line)

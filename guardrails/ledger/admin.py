@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import LedgerError
-from .common import error_kind, iso_time, resolve_ledger_path
+from .common import error_kind, is_url, iso_time, resolve_ledger_path, safe_url
 from .migrations import migrations
 from .query import QueryResult, cell, connect, missing_ledger, reading, run_query, schema_names
 from .spool import RecoverReport, spool_paths
@@ -135,6 +135,8 @@ class LedgerStatus:
 
 def ledger_status(path: str) -> LedgerStatus:
     """Row counts, file and WAL size, schema version and any spool, read-only."""
+    if is_url(path):
+        return _postgres_status(path)
     with reading(path) as conn:
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
         mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0])
@@ -164,10 +166,41 @@ def ledger_status(path: str) -> LedgerStatus:
     )
 
 
+def _postgres_status(url: str) -> LedgerStatus:
+    from .postgres_query import status
+
+    found = status(url, TABLES)
+    from .query import ledger_catalog
+
+    views = [v.name for v in ledger_catalog(url).views]
+    spools = {s: _line_count(s) for s in _spools(url)}
+    rejected = {
+        s + ".rejected": _line_count(s + ".rejected")
+        for s in dict.fromkeys(spool_paths(url))
+        if os.path.isfile(s + ".rejected")
+    }
+    return LedgerStatus(
+        path=safe_url(url),
+        size=found["size"],
+        wal_size=0,
+        journal_mode="postgresql",
+        schema_version=found["version"],
+        known_version=len(migrations("postgres")),
+        tables=found["tables"],
+        views=views,
+        spools=spools,
+        rejected=rejected,
+    )
+
+
 def export_table(path: str, table: str = "tool_calls") -> QueryResult:
     """Every row of ``table``, in insertion order (``.render("jsonl")`` for JSON lines)."""
     if table not in TABLES:
         raise LedgerError(f"cannot export {table!r}; tables: {', '.join(TABLES)}", kind="query")
+    if is_url(path):
+        from .postgres_query import export_rows
+
+        return QueryResult(*export_rows(path, table))
     return run_query(path, f"SELECT * FROM {table} ORDER BY rowid", timeout=None)
 
 
@@ -247,6 +280,20 @@ def tail_calls(
     polls have run. A call shown while ``pending`` is shown again once it finishes."""
     if n < 0:
         raise LedgerError("-n must be 0 or more", kind="query")
+    if is_url(path):  # new calls wake it (LISTEN/NOTIFY), or the interval
+        from .postgres_query import tail_rows
+
+        yield from tail_rows(
+            path,
+            _CALL_COLUMNS.replace("final_arguments", "final_arguments::text"),
+            n,
+            follow=follow,
+            interval=interval,
+            stop=stop,
+            max_polls=max_polls,
+            make=lambda row: CallLine(*row),
+        )
+        return
     conn = connect(path)
     try:
         try:
@@ -380,6 +427,11 @@ def prune_ledger(
     from now), and the sessions left with nothing, in one transaction. ``dry_run`` only
     counts. A file from before ``session_state`` has none to delete."""
     cutoff = _cutoff(before, keep_days, now)
+    if is_url(path):
+        from . import postgres_query
+
+        deleted = postgres_query.prune(path, _PRUNE, cutoff, dry_run)
+        return PruneReport(safe_url(path), cutoff, dry_run, deleted)
     with reading(path) as conn:
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
         present = set(schema_names(conn))
@@ -445,6 +497,12 @@ class BackupReport:
 def backup_ledger(path: str, dest: str | os.PathLike[str]) -> BackupReport:
     """A consistent, compacted copy of the ledger at ``dest`` (``VACUUM INTO``), safe
     while agents write. Never overwrites: an existing ``dest`` is an error."""
+    if is_url(path):
+        raise LedgerError(
+            "backup copies a SQLite file; for a PostgreSQL ledger use pg_dump, or "
+            "`hookrails ledger copy URL FILE` for a SQLite copy",
+            path=safe_url(path),
+        )
     dest = os.path.abspath(os.fspath(dest))
     if os.path.lexists(dest):
         raise LedgerError(
@@ -468,7 +526,7 @@ def recover_ledger(path: str, older_than_minutes: float | None = None) -> Recove
     ``interrupted``. A missing file is created only when there is a spool to import."""
     if older_than_minutes is not None and older_than_minutes < 0:
         raise LedgerError("--older-than must be 0 or more minutes", kind="query")
-    if not os.path.exists(path) and not _spools(path):
+    if not is_url(path) and not os.path.exists(path) and not _spools(path):
         raise missing_ledger(path)
     with _quiet_ledger_log(), Ledger(path) as ledger:  # the report says it all, once
         return ledger.recover(

@@ -27,11 +27,13 @@ __all__ = [
     "definition_ledger",
     "error_kind",
     "escape_surrogates",
+    "is_url",
     "iso_time",
     "logger",
     "open_failure_kind",
     "process_alive",
     "resolve_ledger_path",
+    "safe_url",
     "same_file",
 ]
 
@@ -39,16 +41,35 @@ DEFAULT_LEDGER = os.path.join(".hookrails", "ledger.db")
 ENV_VAR = "HOOKRAILS_LEDGER"
 
 
+#: what a PostgreSQL ledger's location starts with (a libpq URL)
+URL_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_url(path: object) -> bool:
+    """Whether a ledger location is a PostgreSQL URL (else it is a SQLite file)."""
+    return type(path) is str and path.startswith(URL_SCHEMES)
+
+
+def safe_url(url: str) -> str:
+    """``url`` with its password masked, for messages and logs."""
+    import re
+
+    return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", url)
+
+
 def resolve_ledger_path(
     path: str | os.PathLike[str] | None = None, definition: AgentDefinition | None = None
 ) -> str:
     """Explicit path, else ``$HOOKRAILS_LEDGER``, else the definition's ``ledger:``
-    (relative to its file), else ``.hookrails/ledger.db`` under the working directory."""
+    (relative to its file), else ``.hookrails/ledger.db`` under the working directory.
+    A ``postgresql://`` URL (anywhere in that order) is kept as it is."""
     if path is not None:
+        if is_url(path):
+            return str(path)
         return os.path.abspath(os.fspath(path))
     env = os.environ.get(ENV_VAR)
     if env:
-        return os.path.abspath(env)
+        return env if is_url(env) else os.path.abspath(env)
     named = definition_ledger(definition)
     return named if named is not None else os.path.abspath(DEFAULT_LEDGER)
 
@@ -58,6 +79,8 @@ def definition_ledger(definition: AgentDefinition | None) -> str | None:
     file), or ``None`` when it has none."""
     if definition is None or not definition.ledger:
         return None
+    if is_url(definition.ledger):
+        return definition.ledger
     base = os.path.dirname(os.path.abspath(definition.source)) if definition.source else ""
     return os.path.abspath(os.path.join(base, definition.ledger))
 
@@ -83,7 +106,10 @@ def check_definition_ledger(path: str, definition: AgentDefinition) -> None:
 
 
 def same_file(one: str, two: str) -> bool:
-    """Whether two paths name one file (symbolic links and case folding as the OS has them)."""
+    """Whether two paths name one file (symbolic links and case folding as the OS has them);
+    two URLs are the same ledger when they are the same text."""
+    if is_url(one) or is_url(two):
+        return one == two
     return os.path.normcase(os.path.realpath(one)) == os.path.normcase(os.path.realpath(two))
 
 

@@ -4,6 +4,11 @@
 ``PRAGMA user_version`` says how far a file has come; the views are recreated with
 every migration. :func:`latest_version` reads only the folder listing, because every
 hook process asks it when it opens the file.
+
+PostgreSQL has its own files (``sql/postgres/migrations``, ``sql/postgres/views``, and
+``sql/postgres/queries`` for the saved queries whose SQL must differ), numbered together
+with SQLite's: both dialects have the same migration names (:func:`check_dialects`), and
+:mod:`.postgres_schema` applies them.
 """
 
 from __future__ import annotations
@@ -25,9 +30,12 @@ if TYPE_CHECKING:
     from typing import Any, ClassVar
 
 __all__ = [
+    "DIALECTS",
     "SQL_DIR",
     "Migration",
     "apply_migrations",
+    "check_dialects",
+    "dialect_folder",
     "latest_version",
     "migrations",
     "schema_sql",
@@ -56,15 +64,24 @@ class Migration:
         object.__setattr__(self, "sql", sql)
 
 
-def _migration_folder() -> str:
-    return os.path.join(SQL_DIR, "migrations")
+#: the SQL dialects, and where each one's files are under :data:`SQL_DIR`
+DIALECTS = {"sqlite": "", "postgres": "postgres"}
 
 
-def _migration_files() -> list[tuple[re.Match[str], Path]]:
+def dialect_folder(kind: str, dialect: str = "sqlite") -> str:
+    """``sql/KIND`` (SQLite) or ``sql/postgres/KIND``: migrations, views or queries."""
+    return os.path.join(SQL_DIR, DIALECTS[dialect], kind)
+
+
+def _migration_folder(dialect: str = "sqlite") -> str:
+    return dialect_folder("migrations", dialect)
+
+
+def _migration_files(dialect: str = "sqlite") -> list[tuple[re.Match[str], Path]]:
     """``(name match, path)`` of each migration file, in order; nothing is read."""
     from pathlib import Path
 
-    folder = Path(_migration_folder())
+    folder = Path(_migration_folder(dialect))
     return [
         (m, folder / entry)
         for entry in sorted(os.listdir(folder))
@@ -72,11 +89,11 @@ def _migration_files() -> list[tuple[re.Match[str], Path]]:
     ]
 
 
-def migrations() -> list[Migration]:
+def migrations(dialect: str = "sqlite") -> list[Migration]:
     """Forward-only migrations from ``ledger/migrations/NNNN_name.sql``, in order."""
     found = [
         Migration(int(m.group(1)), m.group(2), path.read_text(encoding="utf-8"))
-        for m, path in _migration_files()
+        for m, path in _migration_files(dialect)
     ]
     numbers = [m.number for m in found]
     if numbers != list(range(1, len(found) + 1)):
@@ -84,17 +101,31 @@ def migrations() -> list[Migration]:
     return found
 
 
-def latest_version() -> int:
+def latest_version(dialect: str = "sqlite") -> int:
     """The newest schema version, from the migration file names alone (no reading, and
     no ``pathlib``: every hook process asks)."""
-    return sum(1 for entry in os.listdir(_migration_folder()) if _MIGRATION_NAME.fullmatch(entry))
+    return sum(
+        1 for entry in os.listdir(_migration_folder(dialect)) if _MIGRATION_NAME.fullmatch(entry)
+    )
 
 
-def views() -> list[tuple[str, str]]:
+def check_dialects() -> None:
+    """Raise :class:`LedgerError` unless every dialect has the same migrations (numbers and
+    names) and the same views: they are numbered together, so a version means one schema."""
+    names = {d: [(m.number, m.name) for m in migrations(d)] for d in DIALECTS}
+    view_names = {d: [name for name, _ in views(d)] for d in DIALECTS}
+    for d in DIALECTS:
+        if names[d] != names["sqlite"]:
+            raise LedgerError(f"{d} migrations {names[d]} differ from sqlite's {names['sqlite']}")
+        if view_names[d] != view_names["sqlite"]:
+            raise LedgerError(f"{d} views {view_names[d]} differ from sqlite's")
+
+
+def views(dialect: str = "sqlite") -> list[tuple[str, str]]:
     """``(name, SQL)`` of every view in ``sql/views``, by name."""
     from pathlib import Path
 
-    folder = Path(SQL_DIR, "views")
+    folder = Path(dialect_folder("views", dialect))
     if not folder.is_dir():
         return []
     return [

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LedgerError
-from .common import error_kind, escape_surrogates
-from .migrations import SQL_DIR, schema_sql
+from .common import error_kind, escape_surrogates, is_url
+from .migrations import SQL_DIR, dialect_folder, schema_sql
 from .reader import connect_readonly
 
 __all__ = [
@@ -143,11 +143,13 @@ def _sql_files(kind: str) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.suffix == ".sql")
 
 
-def saved_queries() -> list[SavedQuery]:
-    """Every saved query shipped in ``ledger/queries``, by name."""
+def saved_queries(dialect: str = "sqlite") -> list[SavedQuery]:
+    """Every saved query shipped in ``ledger/queries``, by name; on PostgreSQL the ones
+    whose SQL must differ come from ``ledger/postgres/queries``."""
     found = []
     for p in _sql_files("queries"):
-        sql = p.read_text(encoding="utf-8")
+        own = Path(dialect_folder("queries", dialect), p.name)
+        sql = (own if dialect != "sqlite" and own.is_file() else p).read_text(encoding="utf-8")
         params: list[str] = []
         for line in _header(sql):
             if line.lower().startswith("params:"):
@@ -156,9 +158,9 @@ def saved_queries() -> list[SavedQuery]:
     return found
 
 
-def saved_query(name: str) -> SavedQuery:
+def saved_query(name: str, dialect: str = "sqlite") -> SavedQuery:
     """The saved query ``name``; an unknown name lists the ones there are."""
-    queries = saved_queries()
+    queries = saved_queries(dialect)
     for q in queries:
         if q.name == name:
             return q
@@ -204,7 +206,13 @@ def ledger_catalog(path: str) -> Catalog:
     descriptions = {
         p.stem: _description(p.read_text(encoding="utf-8")) for p in _sql_files("views")
     }
-    if os.path.exists(path):
+    if is_url(path):
+        from .common import safe_url
+        from .postgres_query import catalog_views
+
+        source = safe_url(path)
+        views = catalog_views(path)
+    elif os.path.exists(path):
         source = path
         with reading(path) as conn:
             views = _view_columns(conn)
@@ -432,7 +440,7 @@ def run_query(
     if timeout is not None and timeout < 0:
         raise LedgerError("--timeout must be 0 (no limit) or more seconds", kind="query")
     if saved is not None:
-        query = saved_query(saved)
+        query = saved_query(saved, "postgres" if is_url(path) else "sqlite")
         missing = [p for p in query.params if p not in params]
         if missing:
             need = " ".join(f"-p {p} VALUE" for p in missing)
@@ -448,6 +456,10 @@ def run_query(
     assert sql is not None
     if not sql.strip():
         raise LedgerError("empty query", kind="query")
+    if is_url(path):  # a READ ONLY transaction with a statement timeout
+        from .postgres_query import run_query as run_postgres
+
+        return QueryResult(*run_postgres(path, sql, params, timeout or None))
     import sqlite_utils
 
     conn = connect(path)

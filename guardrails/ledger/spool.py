@@ -50,7 +50,12 @@ FORMAT = 1
 
 def spool_paths(path: str) -> list[str]:
     """Where a :class:`Ledger` for ``path`` (absolute) may have spooled records: beside
-    the file, or in the temp folder when the file's folder could not be written."""
+    the file, or in the temp folder when the file's folder could not be written. A
+    PostgreSQL ledger (a URL) spools in the temp folder of the machine that wrote."""
+    from .common import is_url
+
+    if is_url(path):
+        return [_temp_spool(path)]
     return [path + ".spool.jsonl", _temp_spool(path)]
 
 
@@ -58,6 +63,10 @@ def _temp_spool(path: str) -> str:
     import hashlib
     import tempfile
 
+    from .common import is_url, safe_url
+
+    if is_url(path):
+        path = safe_url(path)  # the same ledger whatever the password
     tag = hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     return os.path.join(tempfile.gettempdir(), f"hookrails-spool-{tag}.jsonl")
 
@@ -67,7 +76,9 @@ def spool_path(path: str) -> str:
     temp folder when its folder cannot be written (or does not exist)."""
     beside = path + ".spool.jsonl"
     folder = os.path.dirname(path)
-    if (
+    from .common import is_url
+
+    if not is_url(path) and (
         os.path.isdir(folder)
         and os.access(folder, os.W_OK | os.X_OK)
         and (not os.path.exists(beside) or os.access(beside, os.W_OK))

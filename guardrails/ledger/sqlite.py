@@ -33,6 +33,7 @@ from .common import (
     ENV_VAR,
     check_definition_ledger,
     error_kind,
+    is_url,
     iso_time,
     logger,
     open_failure_kind,
@@ -50,6 +51,7 @@ TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from contextlib import AbstractContextManager
+    from typing import Any
 
     from .._redaction import Redactor
     from ..definition.model import AgentDefinition
@@ -70,6 +72,24 @@ _REOPEN_INTERVAL = 1.0
 _REPORTED_NEWER: set[str] = set()
 
 
+def _env_is_url() -> bool:
+    return is_url(os.environ.get(ENV_VAR))
+
+
+def _postgres_class() -> type[Ledger]:
+    """:class:`~guardrails.ledger.postgres.PostgresLedger`, imported when a URL asks for it
+    (psycopg costs a process hundreds of milliseconds; a SQLite ledger never loads it)."""
+    try:
+        from .postgres import PostgresLedger
+    except ImportError as exc:
+        raise LedgerError(
+            f"a postgresql:// ledger needs the postgres extra ({exc}): "
+            "pip install 'hookrails[postgres]'",
+            kind="missing_driver",
+        ) from None
+    return PostgresLedger
+
+
 class Ledger:
     """A ledger file. ``Guard(definition, ledger=Ledger("ledger.db"))`` records into it.
 
@@ -87,7 +107,18 @@ class Ledger:
     ``redact_patterns``: extra regexes to mask (see
     :class:`~guardrails._redaction.Redactor`); tool inputs, outputs, payloads, reasons
     and error messages are redacted before anything is written, spool included.
+
+    A ``postgresql://`` URL (given, in ``$HOOKRAILS_LEDGER`` or in the definition's
+    ``ledger:``) makes a :class:`~guardrails.ledger.postgres.PostgresLedger`, a subclass
+    that keeps the ledger in PostgreSQL (the ``postgres`` extra); it takes more options
+    (``connect_timeout``, ``pool_size``, ``claim_lease``).
     """
+
+    def __new__(cls, path: str | os.PathLike[str] | None = None, **options: Any) -> Ledger:
+        asks = path is not None or options.get("definition") or _env_is_url()
+        if cls is Ledger and asks and is_url(resolve_ledger_path(path, options.get("definition"))):
+            return object.__new__(_postgres_class())
+        return object.__new__(cls)
 
     def __init__(
         self,
@@ -174,8 +205,25 @@ class Ledger:
         with self._lock:
             if self._unbound:
                 self.path = resolve_ledger_path(None, definition)
+                if is_url(self.path):  # the definition's ledger: is a PostgreSQL URL
+                    self._become_postgres()
+                    return
                 self._watch = Watch(self.path)
                 self._open()
+
+    def _become_postgres(self) -> None:
+        """A ``Ledger()`` whose definition names a PostgreSQL ledger becomes one, keeping
+        its redaction and caps (the Guard already holds this object)."""
+        cls = _postgres_class()
+        rows = self._rows
+        self.__class__ = cls
+        cls.__init__(
+            self,
+            self.path,
+            max_output=rows.max_output,
+            max_arguments=rows.max_arguments,
+        )
+        self._rows = rows
 
     def _open(self) -> None:
         self._unbound = False  # whatever opens it, the file is chosen now

@@ -102,11 +102,20 @@ class Settle:
         #: the outcome, once a transaction settled it
         self.settled: Settled | None = None
 
-    def __call__(self, conn: sqlite3.Connection, ops: list[Op]) -> list[Op]:
+    def read(self, conn: Any, session_id: str, agent: str) -> SessionState | None:
+        """The state before this event, the write lock held (a server store locks the row)."""
+        return read_state(conn, session_id, agent)
+
+    def write(self, conn: Any, params: tuple[Any, ...]) -> None:
+        """Upsert the new state: ``(session, agent, turn, turn started, halted, injected,
+        prompt id, earlier prompt ids JSON, now)``."""
+        _run(conn, _WRITE, params)
+
+    def __call__(self, conn: Any, ops: list[Op]) -> list[Op]:
         d = self.decision
         sid = d.event.session_id
         change = self.change
-        before = read_state(conn, sid, self.agent)
+        before = self.read(conn, sid, self.agent)
         settled = settle(before, change)
         if settled.refused is not None or settled.granted < change.inject:
             if settled.refused is not None:
@@ -126,9 +135,8 @@ class Settle:
             at = iso_time(self.now)
             began = at if state.turn != (0 if before is None else before.turn) else None
             earlier = json.dumps(list(state.earlier), ensure_ascii=False) if state.earlier else None
-            _run(
+            self.write(
                 conn,
-                _WRITE,
                 (sid, self.agent, state.turn, began, state.halted, state.injected, state.prompt,
                  earlier, at),
             )  # fmt: skip

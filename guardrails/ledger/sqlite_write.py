@@ -22,6 +22,11 @@ __all__ = ["SQL", "commit", "execute", "transaction"]
 
 # --- statements (named, so the spool can store a name and parameters) -------------
 
+#: a call's or event's tenant, from its session's row (the statement's last parameter)
+_TENANT = "(SELECT tenant FROM sessions WHERE session_id = ?)"
+#: operations whose statement ends with the session id again, for :data:`_TENANT`
+_WITH_TENANT = frozenset({"pre", "post", "event"})
+
 SQL: dict[str, str] = {
     "session": (
         "INSERT INTO sessions (session_id, agent_name, tenant, cwd, started_at, last_seen_at) "
@@ -32,8 +37,8 @@ SQL: dict[str, str] = {
     "pre": (
         "INSERT INTO tool_calls (session_id, agent_name, agent_id, agent_type, tool_call_id, "
         "tool_name, tool_call_arguments, final_arguments, arguments_hash, decision, reason, "
-        "status, started_at, finished_at, duration_ms, pid, annotations) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "status, started_at, finished_at, duration_ms, pid, annotations, tenant_id) "
+        f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {_TENANT}) "
         # a PreToolUse met again (replayed from the spool after its PostToolUse reached
         # the file, or sent twice) fills in what it knows but never reopens a finished call
         "ON CONFLICT (session_id, tool_call_id) DO UPDATE SET "
@@ -54,8 +59,8 @@ SQL: dict[str, str] = {
         "INSERT INTO tool_calls (session_id, agent_name, agent_id, agent_type, tool_call_id, "
         "tool_name, tool_call_arguments, final_arguments, arguments_hash, decision, status, "
         "tool_call_result, result_truncated, result_bytes, error_type, error_message, "
-        "started_at, finished_at, duration_ms) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'allow', ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "started_at, finished_at, duration_ms, tenant_id) "
+        f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'allow', ?, ?, ?, ?, ?, ?, ?, ?, ?, {_TENANT}) "
         "ON CONFLICT (session_id, tool_call_id) DO UPDATE SET "
         "final_arguments = excluded.final_arguments, status = excluded.status, "
         "tool_call_result = excluded.tool_call_result, "
@@ -66,7 +71,8 @@ SQL: dict[str, str] = {
     ),
     "event": (
         "INSERT INTO events (session_id, event, agent_id, agent_type, payload, decision, "
-        "reason, injected_chars, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        "reason, injected_chars, created_at, tenant_id) "
+        f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, {_TENANT})"
     ),
     "hook_run": (
         "INSERT INTO hook_runs (session_id, event, tool_call_id, event_id, hook, matcher, "
@@ -120,6 +126,8 @@ def execute(conn: sqlite3.Connection, ops: Sequence[Op]) -> None:
                 params = [*params[:3], event_id, *params[4:]]
             runs.append(params)
             continue
+        if name in _WITH_TENANT:
+            params = [*params, params[0]]
         cur = conn.execute(SQL[name], params)
         if name == "event":
             event_id = cur.lastrowid

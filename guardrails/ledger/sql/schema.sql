@@ -1,5 +1,5 @@
 -- Generated from ledger/migrations and ledger/views by `make schemas`; do not edit.
--- Schema version 4.
+-- Schema version 5.
 
 CREATE TABLE _hookrails_migrations (number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);
 
@@ -14,7 +14,7 @@ CREATE TABLE events (
     reason          TEXT,
     injected_chars  INTEGER NOT NULL DEFAULT 0,
     created_at      TEXT NOT NULL
-);
+, tenant_id TEXT);
 
 CREATE TABLE hook_runs (
     id              INTEGER PRIMARY KEY,
@@ -46,7 +46,7 @@ CREATE TABLE idempotency_keys (
     created_at     TEXT NOT NULL,
     updated_at     TEXT NOT NULL,
     expires_at     TEXT
-);
+, lease_expires_at TEXT);
 
 CREATE TABLE session_state (
     session_id       TEXT NOT NULL,
@@ -95,7 +95,7 @@ CREATE TABLE tool_calls (
     started_at           TEXT NOT NULL,
     finished_at          TEXT,
     duration_ms          REAL,
-    pid                  INTEGER, annotations TEXT,            -- process that wrote the pending row (for recover)
+    pid                  INTEGER, annotations TEXT, tenant_id TEXT,            -- process that wrote the pending row (for recover)
     UNIQUE (session_id, tool_call_id)
 );
 
@@ -110,6 +110,8 @@ CREATE INDEX hook_runs_by_event ON hook_runs (event_id) WHERE event_id IS NOT NU
 CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
 
 CREATE INDEX tool_calls_by_hash ON tool_calls (session_id, tool_name, arguments_hash);
+
+CREATE INDEX tool_calls_by_tenant ON tool_calls (tenant_id, started_at) WHERE tenant_id IS NOT NULL;
 
 CREATE INDEX tool_calls_pending ON tool_calls (started_at) WHERE status = 'pending';
 

@@ -146,8 +146,8 @@ def _inject(n: int) -> StateChange:
     return StateChange(inject=n, budget=B)
 
 
-def test_state_is_kept_per_session_and_agent(ledger_path: str) -> None:
-    with Ledger(ledger_path) as ledger:
+def test_state_is_kept_per_session_and_agent(ledger_url: str) -> None:
+    with Ledger(ledger_url) as ledger:
         assert ledger.session_state(SID, AGENT) is None
         prompt = Decision(UserPromptSubmit(session_id=SID, cwd="/w", prompt="go"))
         assert _record(ledger, prompt, StateChange(new_turn=True)) == Settled(S(1), True, None, 0)
@@ -156,31 +156,31 @@ def test_state_is_kept_per_session_and_agent(ledger_path: str) -> None:
         assert ledger.session_state(SID, AGENT) == S(1, None, 100)
         assert ledger.session_state(SID, "another definition") is None
         assert ledger.session_state("s2", AGENT) is None
-    [row] = rows(ledger_path, "SELECT * FROM session_state")
+    [row] = rows(ledger_url, "SELECT * FROM session_state")
     assert (row["turn"], row["halted"], row["injected_chars"]) == (1, None, 100)
     assert row["turn_started_at"] == "2023-11-14T22:13:20.000Z" == row["updated_at"]
 
 
-def test_prompt_ids_are_kept_with_the_state(ledger_path: str) -> None:
-    with Ledger(ledger_path) as ledger:
+def test_prompt_ids_are_kept_with_the_state(ledger_url: str) -> None:
+    with Ledger(ledger_url) as ledger:
         for n, prompt in enumerate(("p1", "p2", "p3")):
             d = _post(f"t{n}", "x")
             d.event.prompt_id = prompt
             _record(ledger, d, StateChange(prompt_id=prompt, inject=1, budget=B))
         assert ledger.session_state(SID, AGENT) == S(3, None, 1, "p3", ("p2", "p1"))
-    assert value(ledger_path, "SELECT earlier_prompts FROM session_state") == '["p2", "p1"]'
+    assert value(ledger_url, "SELECT earlier_prompts FROM session_state") == '["p2", "p1"]'
 
 
-def test_no_change_reads_and_writes_nothing(ledger_path: str) -> None:
-    with Ledger(ledger_path) as ledger:
+def test_no_change_reads_and_writes_nothing(ledger_url: str) -> None:
+    with Ledger(ledger_url) as ledger:
         assert _record(ledger, _post("t1"), None) is None
         assert _record(ledger, _post("t2"), StateChange(budget=B)) is None
-    assert value(ledger_path, "SELECT count(*) FROM session_state") == 0
-    assert value(ledger_path, "SELECT count(*) FROM tool_calls") == 2
+    assert value(ledger_url, "SELECT count(*) FROM session_state") == 0
+    assert value(ledger_url, "SELECT count(*) FROM tool_calls") == 2
 
 
-def test_a_call_recorded_after_a_halt_is_denied_with_its_rows(ledger_path: str) -> None:
-    with Ledger(ledger_path) as ledger:
+def test_a_call_recorded_after_a_halt_is_denied_with_its_rows(ledger_url: str) -> None:
+    with Ledger(ledger_url) as ledger:
         _record(ledger, Decision(UserPromptSubmit(session_id=SID, prompt="go")),
                 StateChange(new_turn=True))  # fmt: skip
         _record(ledger, _post("t0"), StateChange(halt="the budget is spent"))
@@ -191,37 +191,37 @@ def test_a_call_recorded_after_a_halt_is_denied_with_its_rows(ledger_path: str) 
     assert settled is not None and settled.refused == "the budget is spent"
     assert (d.decision, d.halted, d.injections) == ("deny", True, [])
     assert d.reason == "the agent was halted: the budget is spent"
-    [call] = rows(ledger_path, "SELECT decision, status, reason FROM tool_calls WHERE "
+    [call] = rows(ledger_url, "SELECT decision, status, reason FROM tool_calls WHERE "
                   "tool_call_id = 't1'")  # fmt: skip
     assert call == {"decision": "deny", "status": "denied", "reason": d.reason}
-    assert value(ledger_path, "SELECT injected_chars FROM hook_runs WHERE hook = 'hint'") == 0
+    assert value(ledger_url, "SELECT injected_chars FROM hook_runs WHERE hook = 'hint'") == 0
 
 
-def test_context_over_the_budget_left_is_cut_in_the_rows_too(ledger_path: str) -> None:
-    with Ledger(ledger_path) as ledger:
+def test_context_over_the_budget_left_is_cut_in_the_rows_too(ledger_url: str) -> None:
+    with Ledger(ledger_url) as ledger:
         _record(ledger, _post("t1", "a" * 25_000, "first"), _inject(25_000))
         d = _post("t2", "b" * 10_000, "second")
         settled = _record(ledger, d, _inject(10_000))
     assert settled is not None and settled.granted == 5_000
     assert [(c.hook, len(c.text), c.truncated) for c in d.injections] == [("second", 5_000, True)]
     assert "second: context cut to the turn's remaining budget (5000)" in d.notes
-    assert rows(ledger_path, "SELECT hook, injected_chars FROM hook_runs ORDER BY id") == [
+    assert rows(ledger_url, "SELECT hook, injected_chars FROM hook_runs ORDER BY id") == [
         {"hook": "first", "injected_chars": 25_000},
         {"hook": "second", "injected_chars": 5_000},
     ]
 
 
-def test_an_agent_stop_let_through_starts_the_budget_over(ledger_path: str) -> None:
-    with Ledger(ledger_path) as ledger:
+def test_an_agent_stop_let_through_starts_the_budget_over(ledger_url: str) -> None:
+    with Ledger(ledger_url) as ledger:
         _record(ledger, _post("t1", "a" * 100), _inject(100))
         stop = Decision(AgentStop(session_id=SID, last_assistant_message="done"))
         settled = _record(ledger, stop, StateChange(end_turn=True, budget=B))
         assert settled is not None and ledger.session_state(SID, AGENT) == S(0, None, 0)
 
 
-def test_a_halt_is_stored_redacted(ledger_path: str) -> None:
+def test_a_halt_is_stored_redacted(ledger_url: str) -> None:
     secret = "sk-ant-" + "a1B2" * 10
-    with Ledger(ledger_path) as ledger:
+    with Ledger(ledger_url) as ledger:
         settled = _record(ledger, _post("t1"), StateChange(halt=f"leaked {secret}"))
         held = ledger.session_state(SID, AGENT)
     assert settled is not None and held is not None and held == settled.state
@@ -230,22 +230,23 @@ def test_a_halt_is_stored_redacted(ledger_path: str) -> None:
     )
 
 
-def test_lone_surrogates_in_the_session_id_are_keyed_as_their_escapes(ledger_path: str) -> None:
+def test_lone_surrogates_in_the_session_id_are_keyed_as_their_escapes(ledger_url: str) -> None:
     sid = "s-\ud800"
     event = UserPromptSubmit(session_id=sid, prompt="go")
-    with Ledger(ledger_path) as ledger:
+    with Ledger(ledger_url) as ledger:
         settled = ledger.record(Decision(event), 1.0, agent=AGENT, tenant=None,
                                 change=StateChange(new_turn=True, halt="x"))  # fmt: skip
         assert settled is not None and ledger.degraded is None
         assert ledger.session_state(sid, AGENT) == S(1, "x")
-    assert value(ledger_path, "SELECT session_id FROM session_state") == "s-\\ud800"
-    assert value(ledger_path, "SELECT session_id FROM events") == "s-\\ud800"
+    assert value(ledger_url, "SELECT session_id FROM session_state") == "s-\\ud800"
+    assert value(ledger_url, "SELECT session_id FROM events") == "s-\\ud800"
 
 
-def test_concurrent_writers_never_grant_more_than_the_budget(tmp_path: Path) -> None:
+def test_concurrent_writers_never_grant_more_than_the_budget(ledger_url: str) -> None:
     """Four Ledgers (four connections, as four processes) claim 10,000 characters each,
-    five times, at once, against a 30,000 budget: exactly 30,000 are granted."""
-    path = str(tmp_path / "ledger.db")
+    five times, at once, against a 30,000 budget: exactly 30,000 are granted (SQLite: the
+    write lock; PostgreSQL: the session's row locked, FOR UPDATE)."""
+    path = ledger_url
     Ledger(path).close()  # the schema, once
     granted: list[int] = []
     lock = threading.Lock()
@@ -310,16 +311,16 @@ def test_a_failed_write_returns_none_and_spools_the_decision_as_answered(
     assert value(ledger_path, "SELECT decision FROM tool_calls WHERE tool_call_id = 't1'") == "deny"
 
 
-def test_prune_deletes_state_not_touched_since_the_cutoff(ledger_path: str) -> None:
+def test_prune_deletes_state_not_touched_since_the_cutoff(ledger_url: str) -> None:
     from guardrails.ledger.admin import prune_ledger
 
-    with Ledger(ledger_path) as ledger:
+    with Ledger(ledger_url) as ledger:
         for sid, at in (("old", 1_600_000_000.0), ("new", 1_800_000_000.0)):
             d = Decision(UserPromptSubmit(session_id=sid, prompt="go"))
             ledger.record(d, at, agent=AGENT, tenant=None, change=StateChange(new_turn=True))
-    report = prune_ledger(ledger_path, before="2025-01-01")
+    report = prune_ledger(ledger_url, before="2025-01-01")
     assert report.deleted["session_state"] == 1
-    assert [r["session_id"] for r in rows(ledger_path, "SELECT session_id FROM session_state")] == [
+    assert [r["session_id"] for r in rows(ledger_url, "SELECT session_id FROM session_state")] == [
         "new"
     ]
 

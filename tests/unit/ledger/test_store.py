@@ -1,6 +1,7 @@
-"""The store interface (``guardrails.ledger.store``) as the SQLite Ledger implements it:
-idempotency keys, marking a call interrupted, recording without a Session. The
-in-memory key store of ``idempotency_guard`` must give the same verdicts."""
+"""The store interface (``guardrails.ledger.store``) as the Ledger implements it on SQLite and
+on PostgreSQL (the ``ledger_url`` fixture): idempotency keys, marking a call interrupted,
+recording without a Session. The in-memory key store of ``idempotency_guard`` must give the
+same verdicts."""
 
 from __future__ import annotations
 
@@ -16,12 +17,12 @@ from guardrails.builtins.idempotency.store import MemoryKeys
 from guardrails.events import PreToolUse
 from guardrails.ledger import KeyClaim, StoredKey, judge
 from guardrails.results import Decision
-from tests._db import rows, value
+from tests._db import execute, rows, value
 
 
 @pytest.fixture
-def ledger(tmp_path: Path) -> Iterator[Ledger]:
-    with Ledger(tmp_path / "ledger.db") as led:
+def ledger(ledger_url: str) -> Iterator[Ledger]:
+    with Ledger(ledger_url) as led:
         yield led
 
 
@@ -77,12 +78,15 @@ def test_judge(row: StoredKey, c: KeyClaim, verdict: str) -> None:
 # --- key operations, on both stores ---------------------------------------------------------
 
 
-@pytest.fixture(params=["ledger", "memory"])
+@pytest.fixture(params=["sqlite", "postgres", "memory"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
     if request.param == "memory":
         yield MemoryKeys()
         return
-    with Ledger(tmp_path / "keys.db") as led:
+    where = str(tmp_path / "keys.db")
+    if request.param == "postgres":
+        where = request.getfixturevalue("postgres_url")
+    with Ledger(where) as led:
         yield led
 
 
@@ -120,7 +124,7 @@ def test_only_the_claiming_call_ends_a_claim(store: Any) -> None:
     assert store.claim_key(claim("t2")).verdict == "in_progress"
 
 
-# --- the SQLite store only ------------------------------------------------------------------
+# --- the ledger stores (SQLite and PostgreSQL) -------------------------------------------------
 
 
 def test_release_gives_a_claim_up(ledger: Ledger) -> None:
@@ -153,19 +157,19 @@ def test_prune_keys_deletes_expired_keys_oldest_first_up_to_the_limit(ledger: Le
 
 def test_a_claim_whose_call_was_denied_is_taken_over(ledger: Ledger) -> None:
     ledger.claim_key(claim("t1"))
-    conn = sqlite3.connect(ledger.path)
-    conn.execute(
+    execute(
+        ledger.path,
         "INSERT INTO tool_calls (session_id, tool_call_id, tool_name, status, started_at) "
-        "VALUES ('s1', 't1', 'charge', 'denied', '2025-01-01T00:00:00.000Z')"
+        "VALUES ('s1', 't1', 'charge', 'denied', '2025-01-01T00:00:00.000Z')",
     )
-    conn.commit()
-    conn.close()
     assert ledger.claim_key(claim("t2")).verdict == "claimed"
 
 
 def test_key_operations_on_a_store_that_cannot_be_written_raise_ledger_errors(
-    ledger: Ledger, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    ledger = Ledger(tmp_path / "ledger.db")
+
     def locked() -> Any:
         raise sqlite3.OperationalError("database is locked")
 

@@ -1,0 +1,95 @@
+"""What ``recover`` does to a PostgreSQL ledger: import the local spool, mark stale calls.
+
+Loaded by ``recover`` only (``hookrails ledger recover``, or a Guard's owner after an
+outage), never on the hot path.
+"""
+
+from __future__ import annotations
+
+import time
+
+from . import spool as spooled
+from .common import iso_time
+from .postgres_write import SQL, escape_ops, execute
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    import psycopg
+
+    from .spool import RecoverReport
+
+__all__ = ["import_spools", "mark_stale"]
+
+
+def import_spools(conn: psycopg.Connection[Any], url: str) -> RecoverReport:
+    """Import every spool of ``url`` on this machine, one transaction per spool and a
+    savepoint per record: a record the schema refuses goes to ``<spool>.rejected`` with
+    why, the rest are imported; nothing is committed until every record was tried."""
+    from .spool import RecoverReport, spool_paths
+
+    report = RecoverReport()
+    for spool in dict.fromkeys(spool_paths(url)):
+        counts = _import_spool(conn, spool)
+        if counts is not None:
+            report.imported += counts[0]
+            report.rejected += counts[1]
+            report.spools.append(spool)
+    return report
+
+
+def _import_spool(conn: psycopg.Connection[Any], spool: str) -> tuple[int, int] | None:
+    import psycopg
+
+    if not spooled.waiting(spool):
+        return None
+    with conn.transaction():
+        # two recovers on this machine take the spool in turn
+        conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 1))", (spool,))
+        if not spooled.waiting(spool):
+            return None
+        imported, rejected = 0, []
+        for line in spooled.take(spool):
+            if not line.strip():
+                continue
+            ops, why = spooled.parse(line, SQL)
+            if ops is None:
+                rejected.append((line, why))
+                continue
+            try:
+                with conn.transaction():  # a savepoint
+                    execute(conn, escape_ops(ops))
+            except (
+                psycopg.DataError,
+                psycopg.IntegrityError,
+                psycopg.ProgrammingError,
+                ValueError,
+                TypeError,
+                IndexError,
+                KeyError,
+            ) as exc:
+                names = ",".join(dict.fromkeys(name for name, _ in ops))
+                rejected.append((line, f"{names}: {type(exc).__name__}: {exc}"))
+            else:
+                imported += 1
+        spooled.reject(spool, rejected)
+    spooled.finish(spool)
+    return imported, len(rejected)
+
+
+def mark_stale(conn: psycopg.Connection[Any], older_than: float | None, now: float | None) -> int:
+    """Mark ``pending`` calls that started more than ``older_than`` seconds before ``now``
+    ``interrupted``; how many. Without ``older_than`` none: a call's process may run on
+    another machine, so whether it still runs cannot be asked from here."""
+    if older_than is None:
+        return 0
+    now = time.time() if now is None else now
+    with conn.transaction():
+        cur = conn.execute(
+            "UPDATE tool_calls SET status = 'interrupted', finished_at = %s, "
+            "error_message = COALESCE(error_message, 'interrupted: the call never finished "
+            "(process ended or timed out)') WHERE status = 'pending' AND started_at < %s",
+            (iso_time(now), iso_time(now - older_than)),
+        )
+        return int(cur.rowcount)
