@@ -46,7 +46,9 @@ __all__ = ["DEFAULT_PROTECTED_PATHS", "ProtectPaths", "protect_paths"]
 
 #: secrets (env files, keys) anywhere in the project (the list ``deny_commands``' exfiltration
 #: check shares), and the repository's own database
-DEFAULT_PROTECTED_PATHS: Final = (*SECRET_PATHS, ".git/**")
+#: Claude Code's project settings hold hookrails' own hooks: a tool that rewrites them could
+#: switch the guard off for the next session (``protect_guard_settings`` holds the running one)
+DEFAULT_PROTECTED_PATHS: Final = (*SECRET_PATHS, ".git/**", ".claude/settings*.json")
 
 _READ_TOOLS: Final = frozenset(
     {"Read", "Glob", "Grep", "LS", "NotebookRead", "WebFetch", "WebSearch", "TodoWrite"}
@@ -90,7 +92,8 @@ class ProtectPaths:
 
     ``paths``: globs (default ``DEFAULT_PROTECTED_PATHS``: ``**/.env*`` except
     ``.env*.example``/``.sample``/``.template``/``.dist``, ``**/*.pem``, SSH
-    private keys ``**/id_{rsa,dsa,ecdsa,ed25519}*``, and ``.git/**``).
+    private keys ``**/id_{rsa,dsa,ecdsa,ed25519}*``, ``.git/**`` and Claude Code's project
+    settings ``.claude/settings*.json``, which hold hookrails' own hooks).
     ``message``: the deny reason, with optional ``{path}``, ``{glob}`` and
     ``{tool}`` fields; ``hint``: the advice that follows it. ``opaque``
     (``deny``, the default; ``ask``; ``allow``): the answer when the guard

@@ -24,7 +24,7 @@ from tests._guards import build_guard
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A small project: a repo, secrets, code, and an example env file."""
+    """A small project: a repo, secrets, code, an example env file, Claude Code settings."""
     (tmp_path / ".git" / "hooks").mkdir(parents=True)
     (tmp_path / ".git" / "config").write_text("[core]\n", encoding="utf-8")
     (tmp_path / "config").mkdir()
@@ -34,6 +34,8 @@ def project(tmp_path: Path) -> Path:
     (tmp_path / "src" / "app.py").write_text("print(1)\n", encoding="utf-8")
     (tmp_path / ".env").write_text("TOKEN=x\n", encoding="utf-8")
     (tmp_path / ".env.example").write_text("TOKEN=\n", encoding="utf-8")
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text('{"hooks": {}}\n', encoding="utf-8")
     return tmp_path
 
 
@@ -70,6 +72,8 @@ PROTECTED = [
     ("dot-slash", "./.env"),
     ("dot-dot-escape", "src/../.env"),
     ("dot-dot-into-git", "src/../.git/config"),
+    ("claude-settings", ".claude/settings.json"),
+    ("claude-local-settings", ".claude/settings.local.json"),
 ]
 
 NOT_PROTECTED = [
@@ -83,6 +87,9 @@ NOT_PROTECTED = [
     ("github-workflow", ".github/workflows/ci.yml"),
     ("git-dir-elsewhere", "docs/git/config"),
     ("public-key-name", "keys/server.pub"),
+    ("claude-command", ".claude/commands/review.md"),
+    ("claude-skill", ".claude/skills/lint/SKILL.md"),
+    ("settings-elsewhere", "src/.claude/settings.json"),
 ]
 
 
@@ -175,6 +182,10 @@ SHELL_PROTECTED = [
     ("bash-c", "bash -c 'echo X=1 > .env'"),
     ("subshell", "(echo x > .env)"),
     ("second-command", "ls; echo x >> .git/config"),
+    ("claude-settings-redirect", "echo '{}' > .claude/settings.local.json"),
+    ("claude-settings-sed", "sed -i 's/hookrails/true/' .claude/settings.json"),
+    ("claude-settings-rm", "rm -f .claude/settings.json"),
+    ("claude-dir-rm", "rm -rf .claude"),
 ]
 
 SHELL_ALLOWED = [
