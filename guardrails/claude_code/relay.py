@@ -118,15 +118,11 @@ def post(url: str, body: bytes, query: str, token: str | None, timeout: float) -
     :class:`NotDelivered` when ``serve`` did not take it, ``OSError``/``ValueError`` when it
     did but the answer could not be read."""
     import socket
-    from urllib.parse import urlsplit
 
-    parts = urlsplit(url)
-    if parts.scheme != "http" or not parts.hostname:
-        raise NotDelivered(f"${RELAY_ENV} must be an http:// URL, got {url!r}")
-    host, port = parts.hostname, parts.port or 80
+    host, port, prefix = _split(url)
     shown = f"[{host}]" if ":" in host else host
     head = [
-        f"POST {parts.path.rstrip('/')}{ROUTE}?{query} HTTP/1.1",
+        f"POST {prefix}{ROUTE}?{query} HTTP/1.1",
         f"Host: {shown}:{port}",
         "Content-Type: application/json",
         f"Content-Length: {len(body)}",
@@ -170,6 +166,21 @@ def post(url: str, body: bytes, query: str, token: str | None, timeout: float) -
     return content
 
 
+def _split(url: str) -> tuple[str, int, str]:
+    """(host, port, path) of an ``http://host[:port][/path]`` URL (``urllib.parse`` costs a
+    hook process milliseconds)."""
+    rest = url[7:] if url[:7].lower() == "http://" else ""
+    netloc, slash, path = rest.partition("/")
+    if netloc.startswith("["):
+        host, _, port = netloc[1:].partition("]")
+        port = port[1:] if port.startswith(":") else ""
+    else:
+        host, _, port = netloc.rpartition(":") if ":" in netloc else (netloc, "", "")
+    if not host or "@" in netloc or (port and not port.isdigit()):
+        raise NotDelivered(f"${RELAY_ENV} must be an http://HOST[:PORT] URL, got {url!r}")
+    return host, int(port or 80), (slash + path).rstrip("/")
+
+
 def relay(
     location: str, raw: bytes, event: str, config: str, deadline_at: float, stale: str | None
 ) -> tuple[int, str, str] | None:
@@ -178,16 +189,13 @@ def relay(
     on stderr; the caller decides here). Raises ``hook_command``'s undecided error when the
     event was sent but no answer could be read: it may have been decided, so it is not
     decided again; it fails by its policy."""
-    from urllib.parse import urlencode
-
     from .hook_command import _Undecided
 
     url = relay_url()
     why = f"${RELAY_ENV} is off"
     if url is not None:
-        query = urlencode(
-            {"event": event, "definition": definition_tag(config), "ledger": ledger_tag(location)}
-        )
+        # an event name and hex digests: nothing to escape
+        query = f"event={event}&definition={definition_tag(config)}&ledger={ledger_tag(location)}"
         token = os.environ.get("HOOKRAILS_TOKEN") or None
         try:
             body: bytes | None = post(url, raw, query, token, deadline_at - time.monotonic() + 1)
