@@ -140,9 +140,8 @@ def readonly_cursor(
     """Run one statement of a ledger query in a READ ONLY transaction with a statement
     timeout (seconds; None or 0: none), as a prepared statement (one command: a script
     that would end the transaction and start another is refused)."""
-    words = sql.lstrip().split(None, 1)
-    first = _strip_comments(sql).lstrip().split(None, 1)
-    word = (first or words or [""])[0].lower().rstrip(";(")
+    first = _strip_comments(sql).lstrip().lstrip("(").split(None, 1)
+    word = (first or [""])[0].lower().rstrip(";(")
     if word not in READ_WORDS or (word == "explain" and "analyze" in sql.lower()):
         raise LedgerError(
             f"ledger queries are read-only: {word.upper() or 'this'} statements are refused",
