@@ -24,6 +24,12 @@ from bench_hook import hook_process_cost  # noqa: E402
 from bench_idempotency import idempotency_claim_bench  # noqa: E402
 from bench_import import import_cost  # noqa: E402
 from bench_ledger import ledger_call, ledger_throughput  # noqa: E402
+from bench_postgres import (  # noqa: E402
+    postgres_call,
+    postgres_claim,
+    postgres_fleet_throughput,
+    relay_cost,
+)
 from bench_schema import schema_guardrail_bench  # noqa: E402
 from bench_serve import serve_latency  # noqa: E402
 from bench_shell import shell_guards  # noqa: E402
@@ -41,6 +47,10 @@ SECTIONS: list[Callable[[], None]] = [
     idempotency_claim_bench,
     serve_latency,
     shell_guards,
+    postgres_call,
+    postgres_fleet_throughput,
+    postgres_claim,
+    relay_cost,
 ]
 
 
