@@ -67,6 +67,17 @@ class Cluster:
             conn.execute(f'CREATE DATABASE "{name}"')
         return self.url(name)
 
+    def create_schema(self, name: str) -> str:
+        """A URL whose user ``name`` owns schema ``name`` and finds it first on its search
+        path: a fresh, empty ledger in milliseconds (a new database copies a template)."""
+        import psycopg
+
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            conn.execute(f'CREATE ROLE "{name}" LOGIN')
+            conn.execute(f'CREATE SCHEMA "{name}" AUTHORIZATION "{name}"')
+            conn.execute(f'ALTER ROLE "{name}" SET search_path = "{name}"')
+        return f"postgresql://{name}@127.0.0.1:{self.port}/postgres"
+
     def stop(self) -> None:
         """Stop the postmaster (fast shutdown, then a kill) and remove the folder."""
         if self._stopped:

@@ -91,8 +91,8 @@ def postgres(request: pytest.FixtureRequest) -> _postgres.Cluster:
 
 @pytest.fixture
 def postgres_url(postgres: _postgres.Cluster) -> str:
-    """A URL of a new, empty database in the test cluster."""
-    return postgres.create_database(f"ledger_{os.getpid()}_{next(_databases)}")
+    """A URL of a new, empty ledger in the test cluster (a schema and a user of its own)."""
+    return postgres.create_schema(f"ledger_{os.getpid()}_{next(_databases)}")
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
