@@ -27,7 +27,6 @@ from guardrails import Guard
 from guardrails.claude_code.http_server import HookServer, make_server
 from guardrails.ledger.spool import spool_paths, waiting
 from tests._db import rows
-from tests._paths import REPO
 from tests._postgres import Cluster
 
 pytestmark = pytest.mark.slow
@@ -209,10 +208,3 @@ def test_a_serve_with_another_definition_is_not_asked(
     # decided and spooled by the hook; that serve's shipper (same ledger) shipped it
     assert rows(postgres_url, "SELECT tool_call_id FROM tool_calls") == [{"tool_call_id": "d1"}]
     assert not any(waiting(s) for s in spool_paths(postgres_url))
-
-
-def test_relay_route_is_the_servers() -> None:
-    from guardrails.claude_code import http_server, relay
-
-    assert relay.ROUTE == http_server.HOOK_ROUTE
-    assert (REPO / "guardrails" / "claude_code" / "relay.py").exists()

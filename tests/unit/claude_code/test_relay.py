@@ -27,6 +27,12 @@ from tests._db import rows
 from tests._paths import REPO
 
 
+def test_the_relay_posts_to_the_servers_hook_route() -> None:
+    from guardrails.claude_code import http_server
+
+    assert relay.ROUTE == http_server.HOOK_ROUTE
+
+
 @pytest.mark.parametrize(
     ("url", "parts"),
     [
