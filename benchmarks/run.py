@@ -25,6 +25,12 @@ from bench_idempotency import idempotency_claim_bench  # noqa: E402
 from bench_import import import_cost  # noqa: E402
 from bench_ledger import ledger_call, ledger_throughput  # noqa: E402
 from bench_memory import sessions_memory  # noqa: E402
+from bench_postgres import (  # noqa: E402
+    postgres_call,
+    postgres_claim,
+    postgres_fleet_throughput,
+    relay_cost,
+)
 from bench_schema import schema_guardrail_bench  # noqa: E402
 from bench_serve import serve_latency  # noqa: E402
 from bench_shell import shell_guards  # noqa: E402
@@ -44,6 +50,10 @@ SECTIONS: list[Callable[[], None]] = [
     serve_latency,
     sessions_memory,
     shell_guards,
+    postgres_call,
+    postgres_fleet_throughput,
+    postgres_claim,
+    relay_cost,
 ]
 
 

@@ -393,6 +393,9 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
 
         assert state.event is not None
         state.deadline_at = started + deadline(definition, state.event)  # from the process start
+        relayed = _relayed(options, definition, raw, state, stale)
+        if relayed is not None:
+            return relayed
         ledger = _ledger(options, definition)
         from ..dispatch.guard import Guard
 
@@ -518,13 +521,40 @@ def _ledger(options: HookOptions, definition: AgentDefinition) -> Ledger | None:
     opened is reported on stderr and the event is still decided."""
     if options.no_ledger:
         return None
-    from ..ledger.sqlite import Ledger
-
     try:
-        return Ledger(options.ledger, definition=definition)
+        return _open_ledger(options.ledger, definition)
     except Exception as exc:
         _stderr(f"hookrails: the ledger is not recording this event: {describe(exc)}")
         return None
+
+
+def _open_ledger(location: str | None, definition: AgentDefinition | None) -> Ledger:
+    """A ledger for this process: a PostgreSQL one only spools here (``relay``)."""
+    from ..ledger.common import is_url, resolve_ledger_path
+    from ..ledger.sqlite import Ledger
+
+    if is_url(resolve_ledger_path(location, definition)):
+        from ..ledger.postgres_spool import SpoolOnlyLedger
+
+        return SpoolOnlyLedger(location, definition=definition)
+    return Ledger(location, definition=definition)
+
+
+def _relayed(
+    options: HookOptions, definition: AgentDefinition, raw: bytes, state: _State, stale: str | None
+) -> tuple[int, str, str] | None:
+    """With a PostgreSQL ledger, this machine's ``hookrails serve`` decides (``relay``)."""
+    from ..ledger.common import is_url, resolve_ledger_path
+
+    if options.no_ledger or state.event in (None, "WorktreeCreate"):
+        return None
+    location = resolve_ledger_path(options.ledger, definition)
+    if not is_url(location):
+        return None
+    from .relay import relay
+
+    assert state.event is not None and options.config is not None
+    return relay(location, raw, state.event, options.config, state.deadline_at, stale)
 
 
 # --- failing ---------------------------------------------------------------------------
@@ -599,11 +629,10 @@ def _record_failure(state: _State, line: str, closed: bool) -> None:
     try:
         from ..definition.model import AgentDefinition
         from ..dispatch.guard import Guard
-        from ..ledger.sqlite import Ledger
         from .failure_policy import record_undecided
 
         definition = state.definition or AgentDefinition(name="hookrails")
-        with Ledger(_failure_ledger(state), definition=state.definition) as ledger:
+        with _open_ledger(_failure_ledger(state), state.definition) as ledger:
             record_undecided(
                 ledger, Guard(definition, ledger=False, check=False), event, line, closed
             )

@@ -159,6 +159,12 @@ class ServeApp:
         if ledger is not None:
             ledger.record = self._gated_record  # type: ignore[method-assign]
         self.started = time.time()
+        from ..ledger.postgres_ship import start_shipper
+        from .relay import served_tags
+
+        #: what a relayed event must name (``relay``); the spool's shipper (PostgreSQL)
+        self.relay_tags = served_tags(guard)
+        self.shipper = start_shipper(ledger)
         self._gate = SessionGate()
         self._pool = Pool(
             workers,
@@ -185,6 +191,8 @@ class ServeApp:
         with self._count_lock:
             self._count_lock.wait_for(lambda: self._in_flight == 0, timeout=grace)
         self._pool.close()
+        if self.shipper is not None:
+            self.shipper.stop()
         ledger = self.guard.ledger
         with self._tickets_lock:
             idle = not self._tickets

@@ -45,6 +45,7 @@ from ..events import known_event_name
 from . import serve_connections as _conns
 from .failure_policy import encode_bytes
 from .http_decider import DEFAULT_WORKERS, MAX_BODY, ServeApp
+from .relay import refusal as relay_refusal
 
 if TYPE_CHECKING:
     from ..dispatch.guard import Guard
@@ -243,8 +244,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _hook(self, query: str) -> None:
         app = self.app
-        hints = parse_qs(query).get("event")
+        params = parse_qs(query)
+        hints = params.get("event")
         hint = hints[-1] if hints else None
+        refused = relay_refusal(app.relay_tags, params)
+        if refused is not None:  # a relayed event this server must not decide
+            self._drop_body()
+            self._send(409, {"error": refused})
+            return
         try:
             body = self._read_body()
         except _BodyError as exc:

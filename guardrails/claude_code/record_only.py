@@ -102,7 +102,7 @@ def _record_end(options: HookOptions, payload: dict[str, Any], name: Any) -> Non
         if claude_fires(options.except_matcher, tool):
             return  # the deciding handler records it
     event = Event.from_claude(payload)
-    guard, ledger = _guard(options)
+    guard, ledger = _guard(options, spool=True)
     if ledger is None:
         return
     try:
@@ -133,9 +133,10 @@ def _close_batch(options: HookOptions, payload: dict[str, Any]) -> None:
         ledger.close()
 
 
-def _guard(options: HookOptions) -> tuple[Any, Any]:
+def _guard(options: HookOptions, *, spool: bool = False) -> tuple[Any, Any]:
     """A Guard with none of the definition's hooks (only its name, ledger and limits)
-    and the ledger it records into (``None``: ``--no-ledger``)."""
+    and the ledger it records into (``None``: ``--no-ledger``). ``spool``: a PostgreSQL
+    ledger only spools here, for ``serve``'s shipper (the writer opens no connection)."""
     if options.no_ledger:
         return None, None
     from ..definition.cache import load_definition
@@ -144,5 +145,10 @@ def _guard(options: HookOptions) -> tuple[Any, Any]:
 
     assert options.config is not None
     definition = load_definition(options.config, ())  # no event's hooks: nothing imported
-    ledger = Ledger(options.ledger, definition=definition)
+    if spool:
+        from .hook_command import _open_ledger
+
+        ledger = _open_ledger(options.ledger, definition)
+    else:
+        ledger = Ledger(options.ledger, definition=definition)
     return Guard(definition, ledger=ledger, check=False), ledger

@@ -96,11 +96,7 @@ def append(path: str, ops: list[Op]) -> None:
     error: OSError | str = "no spool location"
     for target in dict.fromkeys((first, _temp_spool(path))):
         try:  # one O_APPEND write per record: processes spooling at once do not interleave
-            fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                written = os.write(fd, data)
-            finally:
-                os.close(fd)
+            written = _append(target, data)
         except OSError as exc:
             error = exc
             continue
@@ -108,6 +104,35 @@ def append(path: str, ops: list[Op]) -> None:
             return
         error = f"short write ({written} of {len(data)} bytes)"
     logger().error("hookrails ledger spool %s failed: %s; record lost", first, error)
+
+
+def _append(target: str, data: bytes) -> int:
+    """Write ``data`` at the end of the file at ``target`` under a shared lock, into the file
+    that is at ``target`` once locked: :func:`take` renames the spool and then takes the
+    lock exclusively, so a record is either in what it reads or in the next spool, never
+    written into a file it already read (a shipper takes spools while hooks append)."""
+    for _ in range(100):
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            if _flock is not None:
+                _flock(fd, _LOCK_SH)
+                try:
+                    moved = os.fstat(fd).st_ino != os.stat(target).st_ino
+                except FileNotFoundError:
+                    moved = True
+                if moved:  # taken meanwhile: append to the spool now at the path
+                    continue
+            return os.write(fd, data)
+        finally:
+            os.close(fd)
+    raise OSError(f"{target} kept being taken while appending")
+
+
+try:
+    from fcntl import flock as _flock
+except ImportError:  # pragma: no cover - Windows: no flock; the window stays
+    _flock = None  # type: ignore[assignment]
+_LOCK_SH, _LOCK_EX = 1, 2  # fcntl.LOCK_SH, fcntl.LOCK_EX
 
 
 def waiting(spool: str) -> bool:
@@ -125,12 +150,17 @@ def take(spool: str) -> list[str]:
     work = spool + ".importing"
     if os.path.exists(spool):
         if os.path.exists(work):
-            with open(spool, "rb") as src, open(work, "ab") as dst:
-                dst.write(b"\n" + src.read())  # a torn last line stays on its own line
-            os.remove(spool)
+            with open(spool, "rb") as src:
+                if _flock is not None:  # appends in flight end first; later ones start anew
+                    _flock(src.fileno(), _LOCK_EX)
+                with open(work, "ab") as dst:
+                    dst.write(b"\n" + src.read())  # a torn last line stays on its own line
+                os.remove(spool)
         else:
             os.replace(spool, work)
     with open(work, encoding="utf-8", errors="surrogateescape") as fh:
+        if _flock is not None:  # writers that opened the spool before the rename finish
+            _flock(fh.fileno(), _LOCK_EX)
         return fh.readlines()
 
 

@@ -159,6 +159,8 @@ class Workspace:
 
     root: Path
     done: dict[int, str | None] = field(default_factory=dict)
+    #: the test cluster, for blocks that need a PostgreSQL server or ledger
+    postgres: Any = None
 
     def __post_init__(self) -> None:
         for folder in ("examples", "schemas"):
@@ -176,6 +178,8 @@ class Workspace:
             return None
         env = _env(self.root)
         for need in block.needs:
+            if "PostgreSQL" in need:
+                env.update(_postgres_env(self.postgres, server="server" in need))
             if "transcript" in need:
                 shutil.copy(TRANSCRIPT.with_suffix(".jsonl"), self.root / "session.jsonl")
                 shutil.copytree(TRANSCRIPT, self.root / "session", dirs_exist_ok=True)
@@ -225,6 +229,21 @@ class Workspace:
         return None
 
 
+def _postgres_env(cluster: Any, *, server: bool) -> dict[str, str]:
+    """``# needs: a PostgreSQL server``: ``PGHOST``/``PGPORT``/``PGUSER`` name the test
+    cluster's administrator and its ``psql``/``createdb`` are on the ``PATH``; ``… ledger``:
+    ``HOOKRAILS_LEDGER`` is the URL of a new database on it."""
+    if not server:
+        return {"HOOKRAILS_LEDGER": cluster.create_database(f"docs_{os.getpid()}_{id(cluster)}")}
+    path = f"{cluster.bindir}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}"
+    return {
+        "PGHOST": "127.0.0.1",
+        "PGPORT": str(cluster.port),
+        "PGUSER": cluster.user,
+        "PATH": path + os.environ.get("PATH", ""),
+    }
+
+
 def _commands(block: Block) -> str:
     """A console block's commands: its ``$ `` lines (and their ``\\`` continuations)."""
     commands, more = [], False
@@ -251,10 +270,15 @@ def workspaces(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, Workspace
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[b.name for b in BLOCKS])
-def test_block_runs_as_written(block: Block, workspaces: dict[Path, Workspace]) -> None:
+def test_block_runs_as_written(
+    block: Block, workspaces: dict[Path, Workspace], request: pytest.FixtureRequest
+) -> None:
     if block.skip is not None:
         pytest.skip(block.skip)
     blocks = [b for b in BLOCKS if b.page == block.page]
+    upto = blocks[: blocks.index(block) + 1]
+    if any("PostgreSQL" in need for b in upto for need in b.needs):
+        workspaces[block.page].postgres = request.getfixturevalue("postgres")
     problem = workspaces[block.page].outcome(blocks, blocks.index(block))
     assert problem is None, f"{block.name}:\n{block.text}\n{problem}"
 
