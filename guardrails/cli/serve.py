@@ -118,6 +118,8 @@ def startup_lines(server: HookServer) -> list[str]:
     """What ``hookrails serve`` prints once it listens: where, for what, and how to call it."""
     from ..claude_code.http_server import HOOK_ROUTE, TOKEN_ENV
 
+    from ..ledger.common import safe_url  # a URL's password stays out of the log
+
     app = server.app
     d = app.definition
     ledger = app.guard.ledger
@@ -126,7 +128,7 @@ def startup_lines(server: HookServer) -> list[str]:
         f"hookrails serve: agent {d.name!r}"
         + (f" from {d.source}" if d.source else "")
         + f", {sum(len(b) for b in app.guard.bindings.values())} hook bindings, "
-        + (f"ledger {ledger.path}" if ledger is not None else "no ledger"),
+        + (f"ledger {safe_url(ledger.path)}" if ledger is not None else "no ledger"),
         f"listening on {server.url}",
         f"  Claude Code http hooks: POST {hook_url}",
         f"  also: GET {server.url}/v1/hooks, /v1/stats, /v1/health; POST /v1/explain",
