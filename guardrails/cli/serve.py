@@ -117,7 +117,6 @@ def serve(
 def startup_lines(server: HookServer) -> list[str]:
     """What ``hookrails serve`` prints once it listens: where, for what, and how to call it."""
     from ..claude_code.http_server import HOOK_ROUTE, TOKEN_ENV
-
     from ..ledger.common import safe_url  # a URL's password stays out of the log
 
     app = server.app
