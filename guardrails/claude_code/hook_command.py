@@ -47,6 +47,7 @@ import sys
 import time
 
 from ..errors import describe, one_line
+from . import hook_setup
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
@@ -379,14 +380,14 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
         try:
             from ..definition.cache import load_definition
 
-            events = None if options.protect_settings else _events_of(state.event)
+            events = None if options.protect_settings else hook_setup.events_of(state.event)
             definition = load_definition(options.config, events)
         except DefinitionError as exc:
             raise _Undecided(f"cannot load the definition: {exc}") from None
         state.definition = definition
         if options.protect_settings and state.event == "ConfigChange":
-            _guard_settings(definition)
-        stale = _stale(options, definition, state.event) if options.covers else None
+            hook_setup.guard_settings(definition)
+        stale = hook_setup.stale(options, definition, state.event) if options.covers else None
         if stale is not None and state.event == "PreToolUse":
             raise _Undecided(stale)
         from .failure_policy import deadline, encode
@@ -418,7 +419,7 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
         if ledger is not None:
             ledger.close()
         if state.event == "WorktreeCreate":  # a command hook answers the path, as text
-            return _worktree_answer(decision, fallback)
+            return hook_setup.worktree_answer(decision, fallback)
         if state.event == "PreCompact" and not fallback:
             # Claude adds a PreCompact hook's whole stdout to the compaction's instructions,
             # JSON included ("{}"): the instructions as text, or nothing
@@ -426,60 +427,6 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
         return 0, out, fallback
     finally:
         watchdog.release()  # cancels it, whichever way this ends
-
-
-def _guard_settings(definition: AgentDefinition) -> None:
-    """Bind ``protect_guard_settings`` first on ConfigChange, failing closed (what
-    ``--protect-settings`` asks: ``hookrails claude install`` writes it by default),
-    unless the definition binds it there itself."""
-    from ..definition.install_plan import SETTINGS_GUARD, SETTINGS_GUARD_MATCHER
-    from ..definition.model import HookMatcher
-
-    own = definition.hooks.get("ConfigChange") or []
-    if any(h.name == SETTINGS_GUARD for m in own for h in m.resolved):
-        return
-    guard = HookMatcher(
-        hooks=[SETTINGS_GUARD], on_failure="block", priority=0, name=SETTINGS_GUARD_MATCHER
-    )
-    definition.hooks["ConfigChange"] = [guard, *own]
-
-
-def _events_of(event: str | None) -> tuple[str, ...] | None:
-    """The events whose hooks deciding ``event`` needs: its own, and PreToolUse's for a
-    tool call asked about another way (``JUDGED_AS_TOOL_CALLS``: its judges judge it)."""
-    if event is None:
-        return None
-    from ..dispatch.chains import JUDGED_AS_TOOL_CALLS
-
-    return (event, "PreToolUse") if event in JUDGED_AS_TOOL_CALLS else (event,)
-
-
-def _stale(options: HookOptions, definition: AgentDefinition, event: str | None) -> str | None:
-    """Why the handler is out of date (``--covers`` is not the tag of the plan ``install``
-    would write now: a matcher changed, so some calls may not reach hookrails), or None."""
-    from ..definition.install_plan import coverage_tag, plan_event
-    from ..events import event_class
-
-    if event is None:
-        return None
-    wire = event_class(event).wire_name
-    plan = plan_event(wire, definition.hooks.get(event) or (), definition.arg_of)
-    if coverage_tag(plan) == options.covers:
-        return None
-    return (
-        f"the Claude Code hooks for {wire} were installed for other matchers than "
-        f"{options.config} has now, so calls it guards may not reach hookrails; run "
-        f"`hookrails claude install --config {options.config}` again"
-    )
-
-
-def _worktree_answer(decision: Any, refusal: str) -> tuple[int, str, str]:
-    """WorktreeCreate: Claude reads a command hook's stdout as the new worktree's path and
-    fails the creation on any other exit than 0 (so a refusal exits 2 with its reason)."""
-    if refusal:
-        return 2, "", one_line(f"hookrails: {refusal}")
-    path = (decision.claude or {}).get("worktreePath", "")
-    return 0, path, ""
 
 
 def _payload(raw: bytes, state: _State) -> dict[str, Any]:
@@ -585,38 +532,10 @@ def _fails_closed(state: _State) -> bool:
     if event is None or event == "PreToolUse" or state.definition is not None:
         return fails_closed(state.definition, event, unknown=True)
     try:
-        values = _declared_on_failures(state.options.config, event)
+        values = hook_setup.declared_on_failures(state.options.config, event)
     except Exception:  # the policy of last resort: the event's default
         values = []
     return fails_closed_with(event, values)
-
-
-def _declared_on_failures(config: str | None, event: str) -> list[str | None]:
-    """Each matcher's declared ``on_failure`` for ``event`` in the file read as plain data."""
-    data = _plain_data(config)
-    hooks = data.get("hooks") if isinstance(data, dict) else None
-    if not isinstance(hooks, dict):
-        return []
-    names = ("AgentStop", "Stop") if event == "AgentStop" else (event,)
-    out: list[str | None] = []
-    for name in names:
-        matchers = hooks.get(name)
-        for m in matchers if isinstance(matchers, list) else []:
-            value = m.get("on_failure") if isinstance(m, dict) else None
-            out.append(value if value in ("block", "continue") else None)
-    return out
-
-
-def _plain_data(config: str | None) -> Any:
-    """The definition file parsed without validation (best effort, for the policy: only
-    reached when the definition did not load, so the loader's imports cost nothing)."""
-    if not config:
-        return None
-    from pathlib import Path
-
-    from ..definition.file_format import parse_file
-
-    return parse_file(Path(config))[0]
 
 
 def _record_failure(state: _State, line: str, closed: bool) -> None:
@@ -647,7 +566,7 @@ def _failure_ledger(state: _State) -> str | None:
     if options.ledger or state.definition is not None or os.environ.get("HOOKRAILS_LEDGER"):
         return options.ledger
     try:
-        data = _plain_data(options.config)
+        data = hook_setup.plain_data(options.config)
     except Exception:
         return None
     ledger = data.get("ledger") if isinstance(data, dict) else None

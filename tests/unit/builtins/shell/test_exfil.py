@@ -198,7 +198,7 @@ def test_bad_secrets_are_one_clear_error(secrets: object, error: type, words: st
 
 
 def test_the_secret_globs_are_one_list_shared_with_protect_paths() -> None:
-    assert (*SECRET_PATHS, ".git/**") == DEFAULT_PROTECTED_PATHS
+    assert (*SECRET_PATHS, ".git/**", ".claude/settings*.json") == DEFAULT_PROTECTED_PATHS
     assert DEFAULT_SECRETS[: len(SECRET_PATHS)] == SECRET_PATHS
     assert DenyCommands.DEFAULT_SECRETS is DEFAULT_SECRETS
     assert ProtectPaths().paths == DEFAULT_PROTECTED_PATHS
