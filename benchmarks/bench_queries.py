@@ -94,6 +94,30 @@ def _time(fn: Callable[[], Any]) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
+def _round(
+    path: str, cases: list[tuple[str, str, Any]], sid: str, samples: dict[str, list[float]]
+) -> None:
+    """Every query once, on fresh connections."""
+    conn = connect_readonly(path)
+    reader = LedgerReader(path)
+    try:
+        for name, sql, params in cases:
+            ms = _time(lambda sql=sql, params=params: conn.execute(sql, params).fetchall())
+            samples.setdefault(name, []).append(ms)
+        samples.setdefault("GET /v1/stats (LedgerReader.stats(20))", []).append(
+            _time(lambda: [rows for _, rows in reader.stats(20)])
+        )
+        samples.setdefault("stop_blocks_in_a_row (Stop seed)", []).append(
+            _time(lambda: reader.stop_blocks_in_a_row(sid, "Stop", None, 3))
+        )
+        samples.setdefault("hook_blocks_in_a_row (Stop seed)", []).append(
+            _time(lambda: reader.hook_blocks_in_a_row(sid, "Stop", "stop_check", None, 3))
+        )
+    finally:
+        reader.close()
+        conn.close()
+
+
 def ledger_queries() -> None:
     """Views, saved queries and /v1/stats on a 1M-call ledger (ms, median of rounds)."""
     print((__doc__ or "").split("\n\n", 1)[1].rstrip())
@@ -107,33 +131,14 @@ def ledger_queries() -> None:
     sid = next(p["session"] for n, _, p in cases if n == "saved session_timeline")
     samples: dict[str, list[float]] = {}
     for _ in range(ROUNDS):
-        conn = connect_readonly(path)
-        reader = LedgerReader(path)
-        try:
-            for name, sql, params in cases:
-                ms = _time(lambda sql=sql, params=params: conn.execute(sql, params).fetchall())
-                samples.setdefault(name, []).append(ms)
-            samples.setdefault("GET /v1/stats (LedgerReader.stats(20))", []).append(
-                _time(lambda: [rows for _, rows in reader.stats(20)])
-            )
-            samples.setdefault("stop_blocks_in_a_row (Stop seed)", []).append(
-                _time(lambda: reader.stop_blocks_in_a_row(sid, "Stop", None, 3))
-            )
-            samples.setdefault("hook_blocks_in_a_row (Stop seed)", []).append(
-                _time(lambda: reader.hook_blocks_in_a_row(sid, "Stop", "stop_check", None, 3))
-            )
-        finally:
-            reader.close()
-            conn.close()
+        _round(path, cases, sid, samples)
     rows = []
     over = []
     for name, ms in samples.items():
         med = statistics.median(ms)
         if med > TARGET_MS:
             over.append(name)
-        rows.append(
-            [name, f"{med:,.1f}", f"{min(ms):,.1f}-{max(ms):,.1f}", plans.get(name, "")]
-        )
+        rows.append([name, f"{med:,.1f}", f"{min(ms):,.1f}-{max(ms):,.1f}", plans.get(name, "")])
     print(table(["query", "median ms", "spread ms", "plan"], rows))
     verdict = "MET" if not over else f"NOT MET ({len(over)} over: {', '.join(over)})"
     print(f"\nTarget: every row at most {TARGET_MS:g} ms (reported, not asserted): {verdict}")

@@ -24,7 +24,7 @@ import random
 import sqlite3
 import sys
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from guardrails import Ledger
@@ -54,7 +54,7 @@ def generate(path: str, calls: int, seed: int = 13) -> dict[str, Any]:
     conn.execute("PRAGMA synchronous = OFF")
     conn.execute("PRAGMA cache_size = -262144")
     t0 = time.perf_counter()
-    base = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    base = datetime(2026, 1, 1, tzinfo=UTC)
     calls_rows: list[tuple[Any, ...]] = []
     runs: list[tuple[Any, ...]] = []
     events: list[tuple[Any, ...]] = []

@@ -24,6 +24,7 @@ from bench_hook import hook_process_cost  # noqa: E402
 from bench_idempotency import idempotency_claim_bench  # noqa: E402
 from bench_import import import_cost  # noqa: E402
 from bench_ledger import ledger_call, ledger_throughput  # noqa: E402
+from bench_queries import ledger_queries  # noqa: E402
 from bench_schema import schema_guardrail_bench  # noqa: E402
 from bench_serve import serve_latency  # noqa: E402
 from bench_shell import shell_guards  # noqa: E402
@@ -37,6 +38,7 @@ SECTIONS: list[Callable[[], None]] = [
     hook_process_cost,
     ledger_call,
     ledger_throughput,
+    ledger_queries,
     schema_guardrail_bench,
     idempotency_claim_bench,
     serve_latency,

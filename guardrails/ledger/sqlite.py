@@ -247,7 +247,7 @@ class Ledger:
                 if moved is not None:
                     self._follow(moved, committed=True)
             if self._conn is not None:
-                try:  # noqa: SIM105  # contextlib.suppress: contextlib costs a hook 0.5 ms
+                try:  # contextlib.suppress: contextlib costs a hook 0.5 ms
                     self._conn.execute("PRAGMA analysis_limit = 400")
                     self._conn.execute("PRAGMA optimize")
                 except sqlite3.Error:

@@ -678,9 +678,7 @@ def test_stats_are_served_again_within_their_ttl(client: Client):
     assert other_limit["tools"][0]["calls"] == 2  # cached per limit
 
 
-def test_stats_are_computed_anew_after_their_ttl(
-    client: Client, monkeypatch: pytest.MonkeyPatch
-):
+def test_stats_are_computed_anew_after_their_ttl(client: Client, monkeypatch: pytest.MonkeyPatch):
     from guardrails.claude_code import http_decider
 
     client.hook(pre("ls", call="toolu_1"))

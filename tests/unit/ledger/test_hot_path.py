@@ -72,7 +72,10 @@ def test_a_guarded_call_inserts_then_updates_by_rowid(ledger_path: str) -> None:
     ]
     assert "ON CONFLICT" not in writes[0]
     assert "WHERE id = " in writes[3] and "ON CONFLICT" not in writes[3]
-    assert [s for s in seen if s in ("BEGIN IMMEDIATE", "COMMIT")] == ["BEGIN IMMEDIATE", "COMMIT"] * 2
+    assert [s for s in seen if s in ("BEGIN IMMEDIATE", "COMMIT")] == [
+        "BEGIN IMMEDIATE",
+        "COMMIT",
+    ] * 2
     assert ledger._rowids == {}  # the finished call's rowid is forgotten
     calls = rows(ledger_path, "SELECT status, duration_ms FROM tool_calls")
     assert [c["status"] for c in calls] == ["ok", "ok"]

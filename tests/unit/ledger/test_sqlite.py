@@ -322,7 +322,7 @@ def test_durable_means_synchronous_full(ledger_path: str) -> None:
 
 def test_busy_timeout_is_configurable(ledger_path: str) -> None:
     with Ledger(ledger_path, busy_timeout=0.25) as ledger:
-        assert ledger.busy_timeout == 0.25  # the retry loop's total (tests/unit/ledger/test_busy.py)
+        assert ledger.busy_timeout == 0.25  # the retry loop's total (test_hot_path.py)
 
 
 # --- a real Guard: tool calls -----------------------------------------------------------
