@@ -67,7 +67,9 @@ BUSY_TIMEOUT = 5.0  # seconds, the Ledger default
 CALL_REPEATS = 9
 CALL_TARGET_NS = 150_000_000
 #: (processes, calls per process) of ``ledger_throughput``
-THROUGHPUT_CASES: list[tuple[int, int]] = [(1, 5_000), (2, 5_000), (4, 5_000)]
+THROUGHPUT_CASES: list[tuple[int, int]] = [(1, 3_000), (4, 2_000), (8, 1_000)]
+#: rounds of ``ledger_throughput`` (cases interleaved within a round); median and spread
+THROUGHPUT_ROUNDS = 3
 
 
 def _tool(command: str) -> str:
@@ -218,9 +220,14 @@ def _loop(fn: Callable[[Any], Any], loops: int) -> int:
             gc.enable()
 
 
+#: per-repeat ns per call of the last ``_compare``, by position (for ratio spreads)
+_SAMPLES: list[list[float]] = []
+
+
 def _compare(fns: Sequence[Callable[[Any], Any]], warmup: int) -> list[float]:
     """Median ns per call; like ``_timing.compare`` with longer repeats (a commit
-    is ~1000x a dispatch, and WAL checkpoints must be averaged in)."""
+    is ~1000x a dispatch, and WAL checkpoints must be averaged in). The repeats are
+    kept in ``_SAMPLES``: a ratio's spread is over the pairs of one repeat."""
     for fn in fns:
         _loop(fn, warmup)
     loops = [calibrate(fn, None, CALL_TARGET_NS) for fn in fns]
@@ -228,7 +235,14 @@ def _compare(fns: Sequence[Callable[[Any], Any]], warmup: int) -> list[float]:
     for _ in range(CALL_REPEATS):
         for i, fn in enumerate(fns):
             samples[i].append(_loop(fn, loops[i]) / loops[i])
+    _SAMPLES[:] = samples
     return [statistics.median(s) for s in samples]
+
+
+def _spread(a: int, b: int) -> str:
+    """Median and min-max of the per-repeat ratios ``_SAMPLES[a] / _SAMPLES[b]``."""
+    ratios = [x / y for x, y in zip(_SAMPLES[a], _SAMPLES[b], strict=True)]
+    return f"{statistics.median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f})"
 
 
 def _us(ns: float | None) -> str:
@@ -283,6 +297,8 @@ def ledger_call() -> None:
         same = _floor_ledger_statements(same_conn)
         fns = [bare, floor, guarded] + ([same] if same is not None else [])
         res = _compare(fns, warmup=200)
+        spread = _spread(2, 1)
+        rate = [y / x for x, y in zip(_SAMPLES[2], _SAMPLES[1], strict=True)]
         bare_ns, floor_ns, led_ns = res[:3]
         same_ns = res[3] if same is not None else None
 
@@ -294,6 +310,7 @@ def ledger_call() -> None:
         dsame = _floor_ledger_statements(dsame_conn)
         dfns = [dfloor, dguarded] + ([dsame] if dsame is not None else [])
         dres = _compare(dfns, warmup=20)
+        dspread = _spread(1, 0)
         dfloor_ns, dled_ns = dres[:2]
         dsame_ns = dres[2] if dsame is not None else None
         degraded = [f"{x.path}: {x.degraded}" for x in (led, dled) if x.degraded is not None]
@@ -305,20 +322,25 @@ def ledger_call() -> None:
     rows = [
         ["no ledger (dispatch only)", _us(bare_ns), _x(bare_ns, floor_ns), ""],
         ["floor NORMAL: 1 INSERT + 1 UPDATE", _us(floor_ns), "1.00x", ""],
-        ["hookrails Ledger()", _us(led_ns), _x(led_ns, floor_ns), _us(led_ns - bare_ns)],
+        ["hookrails Ledger()", _us(led_ns), spread, _us(led_ns - bare_ns)],
         ["floor NORMAL, ledger's statements", _us(same_ns), _x(same_ns, floor_ns), ""],
         ["floor FULL: 1 INSERT + 1 UPDATE", _us(dfloor_ns), "1.00x", ""],
         [
             "hookrails Ledger(durable=True)",
             _us(dled_ns),
-            _x(dled_ns, dfloor_ns),
+            dspread,
             _us(dled_ns - bare_ns),
         ],
         ["floor FULL, ledger's statements", _us(dsame_ns), _x(dsame_ns, dfloor_ns), ""],
     ]
     print(table(["guarded call (2 pre + 1 post hooks)", "us/call", "vs floor", "ledger us"], rows))
     counts = {k: kinds.count(k) for k in dict.fromkeys(kinds)}
-    print("\nledger us: hookrails minus 'no ledger'.")
+    print("\nledger us: hookrails minus 'no ledger'; hookrails' ratio: median (min-max) of the")
+    print(f"per-repeat ratios of {CALL_REPEATS} interleaved repeats.")
+    print(
+        f"One process, sequential calls: hookrails makes {statistics.median(rate):.0%} "
+        f"({min(rate):.0%}-{max(rate):.0%}) of the floor's calls/s (NORMAL); target >= 70%."
+    )
     print("SQL per guarded call, ledger: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
     print(
         "SQL per guarded call, floor:  2 BEGIN, 1 INSERT tool_calls, 1 UPDATE tool_calls, 2 COMMIT"
@@ -486,23 +508,33 @@ def ledger_throughput() -> None:
     print()
     rows = []
     checks = []
+    got: dict[tuple[int, int], list[dict[str, Any]]] = {c: [] for c in THROUGHPUT_CASES}
     with tempfile.TemporaryDirectory(prefix="hookrails-bench-") as tmp:
-        for processes, calls in THROUGHPUT_CASES:
-            r = _throughput(tmp, processes, calls)
-            expected = processes * calls
-            total = expected * 1e9 / r["wall_ns"]
-            per = r["per_process"]
-            rows.append(
-                [
-                    f"{processes} x {calls:,}",
-                    f"{total:,.0f}",
-                    f"{statistics.median(per):,.0f} ({min(per):,.0f}-{max(per):,.0f})",
-                    f"{r['p50'] / 1000:,.0f}",
-                    f"{r['p99'] / 1000:,.0f}",
-                    f"{r['p999'] / 1000:,.0f}",
-                    f"{r['max'] / 1000:,.0f}",
-                ]
-            )
+        for n in range(THROUGHPUT_ROUNDS):  # the cases interleaved, round after round
+            for processes, calls in THROUGHPUT_CASES:
+                sub = os.path.join(tmp, f"round-{n}")
+                os.makedirs(sub, exist_ok=True)
+                got[(processes, calls)].append(_throughput(sub, processes, calls))
+
+    def med(values: list[float], scale: float = 1000.0) -> str:
+        v = [x / scale for x in values]
+        return f"{statistics.median(v):,.0f} ({min(v):,.0f}-{max(v):,.0f})"
+
+    for (processes, calls), results in got.items():
+        expected = processes * calls
+        totals = [expected * 1e9 / r["wall_ns"] for r in results]
+        rows.append(
+            [
+                f"{processes} x {calls:,}",
+                med(totals, 1.0),
+                med([statistics.median(r["per_process"]) for r in results], 1.0),
+                med([r["p50"] for r in results]),
+                med([r["p99"] for r in results]),
+                med([r["p999"] for r in results]),
+                med([r["max"] for r in results]),
+            ]
+        )
+        for r in results:
             rows_ok = r["rows"] == r["ok_rows"] == expected and r["hook_rows"] == 3 * expected
             failed = r["locked"] + r["spool"] + r["not_ok"]
             checks.append(
@@ -512,8 +544,9 @@ def ledger_throughput() -> None:
                 f"warnings {r['locked']}, spooled records {r['spool']}, other ledger warnings "
                 f"{r['warnings']}, calls not ok {r['not_ok']}: {'OK' if not failed else 'FAILED'}"
             )
-    headers = ["processes x calls", "total calls/s", "per process calls/s", "p50 us", "p99 us"]
-    print(table([*headers, "p99.9 us", "max us"], rows))
+    print(f"Median (min-max) of {THROUGHPUT_ROUNDS} rounds; latencies in us.")
+    headers = ["processes x calls", "total calls/s", "per process calls/s", "p50", "p99"]
+    print(table([*headers, "p99.9", "max"], rows))
     print("\nRows in the file (warm-up calls excluded) and failed writes (must be 0):")
     print("\n".join(checks))
 

@@ -31,6 +31,7 @@ from bench_postgres import (  # noqa: E402
     postgres_fleet_throughput,
     relay_cost,
 )
+from bench_queries import ledger_queries  # noqa: E402
 from bench_schema import schema_guardrail_bench  # noqa: E402
 from bench_serve import serve_latency  # noqa: E402
 from bench_shell import shell_guards  # noqa: E402
@@ -45,6 +46,7 @@ SECTIONS: list[Callable[[], None]] = [
     hook_process_cost,
     ledger_call,
     ledger_throughput,
+    ledger_queries,
     schema_guardrail_bench,
     idempotency_claim_bench,
     serve_latency,

@@ -173,12 +173,18 @@ _VALUED = {
 }
 
 
+#: :func:`main` runs: the process ends with :func:`finish` (``os._exit``) once answered
+_ENDS_PROCESS = False
+
+
 def main(argv: list[str] | None = None) -> int:
     """Decide the event on stdin; print the answer; return the exit code. Never raises.
 
     For the process's own use (the console script): the exits a hook could take stay
     closed to the end (see :func:`_contain_exits`); the caller ends with :func:`finish`."""
+    global _ENDS_PROCESS
     args = sys.argv[1:] if argv is None else argv
+    _ENDS_PROCESS = True
     _contain_exits()
     try:
         options = parse_args(args)
@@ -417,7 +423,9 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
         if decision.denied or decision.blocked or decision.halted:
             fallback = decision.reason or "blocked by hookrails"
         if ledger is not None:
-            ledger.close()
+            # the record is committed (in the WAL); when the process ends with os._exit, the
+            # checkpoint and WAL delete a close would do are left to the next writer
+            ledger.close(checkpoint=not _ENDS_PROCESS)
         if state.event == "WorktreeCreate":  # a command hook answers the path, as text
             return hook_setup.worktree_answer(decision, fallback)
         if state.event == "PreCompact" and not fallback:

@@ -100,6 +100,10 @@ class _Ticket:
         self.abandoned = False
 
 
+#: seconds a GET /v1/stats answer is served again before it is computed anew
+STATS_TTL = 2.0
+
+
 def _one_line(text: str) -> str:
     """A reason for Claude: one line, capped."""
     text = one_line(text)
@@ -165,6 +169,9 @@ class ServeApp:
         #: what a relayed event must name (``relay``); the spool's shipper (PostgreSQL)
         self.relay_tags = served_tags(guard)
         self.shipper = start_shipper(ledger)
+        #: GET /v1/stats answers by limit, with when each was computed (STATS_TTL)
+        self._stats: dict[int, tuple[float, tuple[int, dict[str, Any]]]] = {}
+        self._stats_lock = threading.Lock()
         self._gate = SessionGate()
         self._pool = Pool(
             workers,
@@ -432,6 +439,26 @@ class ServeApp:
     # --- GET /v1/stats -------------------------------------------------------------
 
     def stats(self, limit: int) -> tuple[int, dict[str, Any]]:
+        """The ledger's statistics, computed at most once per ``STATS_TTL`` seconds per
+        ``limit``: on a big ledger they read every row (seconds), and a dashboard polling
+        the server must not keep its disk and a core busy. Requests while one computes
+        wait for it and share its answer; a failure is not kept."""
+        now = time.monotonic()
+        hit = self._stats.get(limit)
+        if hit is not None and now - hit[0] < STATS_TTL:
+            return hit[1]
+        with self._stats_lock:
+            hit = self._stats.get(limit)
+            if hit is not None and time.monotonic() - hit[0] < STATS_TTL:
+                return hit[1]
+            answer = self._compute_stats(limit)
+            if answer[0] == 200:
+                if len(self._stats) >= 16:
+                    self._stats.clear()
+                self._stats[limit] = (time.monotonic(), answer)
+            return answer
+
+    def _compute_stats(self, limit: int) -> tuple[int, dict[str, Any]]:
         ledger = self.guard.ledger
         if ledger is None:
             return 200, {

@@ -121,10 +121,23 @@ def logger() -> logging.Logger:
     return logging.getLogger("guardrails.ledger")
 
 
+#: the last second :func:`iso_time` formatted and its text (calls come many a second);
+#: one tuple, replaced whole, so threads always read a matching pair
+_last_second: tuple[int, str] = (-1, "")
+
+
 def iso_time(t: float) -> str:
     """UTC ISO-8601 with milliseconds, the ledger's time format (sorts as text)."""
+    global _last_second
     ms = int(t * 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
+    second = ms // 1000
+    cached = _last_second
+    if cached[0] == second:
+        text = cached[1]
+    else:
+        text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        _last_second = (second, text)
+    return f"{text}.{ms % 1000:03d}Z"
 
 
 def process_alive(pid: int) -> bool:

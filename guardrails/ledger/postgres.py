@@ -159,7 +159,8 @@ class PostgresLedger(Ledger):
                 pass
             self._pool = None
 
-    def close(self) -> None:
+    def close(self, *, checkpoint: bool = True) -> None:
+        """Close the pool (``checkpoint`` is SQLite's: the server checkpoints itself)."""
         with self._lock:
             self._close_connection()
         if self._reader is not None:

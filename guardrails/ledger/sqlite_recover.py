@@ -14,6 +14,7 @@ import time
 from . import spool as spooled
 from .common import iso_time, process_alive
 from .records import escape_ops
+from .sqlite_write import begin
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ def import_spool(
     spool: str,
     known: Container[str],
     execute: Callable[[sqlite3.Connection, Sequence[Op]], None],
+    timeout: float = 5.0,
 ) -> tuple[int, int] | None:
     """Import one spool in one transaction: ``(records imported, records rejected)``;
     None when nothing waits there.
@@ -56,7 +58,7 @@ def import_spool(
     """
     if not spooled.waiting(spool):
         return None
-    conn.execute("BEGIN IMMEDIATE")
+    begin(conn, timeout)
     try:
         imported, rejected = 0, []
         for line in spooled.take(spool):
@@ -89,7 +91,9 @@ def import_spool(
     return imported, len(rejected)
 
 
-def mark_stale(conn: sqlite3.Connection, older_than: float | None, now: float | None) -> int:
+def mark_stale(
+    conn: sqlite3.Connection, older_than: float | None, now: float | None, timeout: float = 5.0
+) -> int:
     """Mark ``pending`` calls that will never finish ``interrupted``: their process
     (``pid``, this machine) is gone, or with ``older_than`` seconds, they started
     before that. Returns how many."""
@@ -105,7 +109,7 @@ def mark_stale(conn: sqlite3.Connection, older_than: float | None, now: float | 
         or (cutoff is not None and started < cutoff)
     ]
     if stale:
-        conn.execute("BEGIN IMMEDIATE")
+        begin(conn, timeout)
         conn.executemany(
             "UPDATE tool_calls SET status = 'interrupted', finished_at = ?, "
             "error_message = COALESCE(error_message, 'interrupted: the call never finished "

@@ -1,12 +1,24 @@
 """The SQLite store's statements and one event's transaction.
 
 Statements are named so the spool can store a name and parameters and a later
-``recover()`` runs them again (:mod:`.sqlite_recover`).
+``recover()`` runs them again (:mod:`.sqlite_recover`). The writer's hot path runs the
+same named operations with cheaper statements where it knows the row
+(:func:`execute` with ``rowids``): a call's ``pre`` is a plain INSERT and its ``post``
+an UPDATE by rowid; the upserts stay for a row met again (a spool replayed, a
+PreToolUse sent twice, a call another process started), so the named-op format is
+unchanged for the spool and other stores.
+
+A writer waits for another one with :func:`begin`: the connection's own busy handler is
+off (SQLite's sleeps 1, 2, 5, ... 100 ms steps, so a waiting writer can sleep long after
+the lock is free) and ``BEGIN IMMEDIATE`` is retried after 0.5-2 ms sleeps with jitter
+until the same total timeout.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import time
 
 from .records import EVENT_ID
 
@@ -18,7 +30,7 @@ if TYPE_CHECKING:
     from .records import Op
     from .sqlite_state import Settle
 
-__all__ = ["SQL", "commit", "execute", "transaction"]
+__all__ = ["SQL", "begin", "busy_retry", "commit", "execute", "transaction"]
 
 # --- statements (named, so the spool can store a name and parameters) -------------
 
@@ -82,21 +94,91 @@ SQL: dict[str, str] = {
 }
 
 
-def commit(conn: sqlite3.Connection, ops: list[Op], settle: Settle | None = None) -> list[Op]:
+#: the hot path's first record of a call: no conflict expected (``pre`` is the upsert)
+_PRE_INSERT = SQL["pre"].split(" ON CONFLICT", 1)[0]
+#: the hot path's finish of a call this writer started, by rowid (``post`` is the upsert);
+#: session and call id are checked too, so a stale rowid (a rolled-back insert, a file
+#: replaced under the writer) updates nothing and the upsert runs instead
+_POST_UPDATE = (
+    "UPDATE tool_calls SET final_arguments = ?, status = ?, tool_call_result = ?, "
+    "result_truncated = ?, result_bytes = ?, error_type = ?, error_message = ?, "
+    "finished_at = ?, duration_ms = coalesce(?, (julianday(?) - julianday(started_at)) "
+    "* 86400000.0) WHERE id = ? AND session_id = ? AND tool_call_id = ?"
+)
+#: rowids of calls this writer started and has not finished yet, at most this many
+_ROWIDS_MAX = 10_000
+#: SQLite's primary result codes for "another connection holds the lock"
+_BUSY_CODES = (5, 6)  # SQLITE_BUSY, SQLITE_LOCKED
+#: the retry loop's sleeps, in nanoseconds: 0.5 ms plus up to 1.5 ms of jitter
+_SLEEP_MIN_NS = 500_000
+_SLEEP_JITTER_NS = 1_500_000
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Whether ``exc`` is SQLite saying another connection holds the lock."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in _BUSY_CODES
+    text = str(exc)
+    return "locked" in text or "busy" in text
+
+
+def busy_retry(conn: sqlite3.Connection, sql: str, timeout: float) -> sqlite3.Cursor:
+    """``conn.execute(sql)``, tried again after short sleeps while another connection holds
+    the lock, for ``timeout`` seconds in all. The sleeps are 0.5-2 ms with jitter (from the
+    clock and the pid: ``random`` costs a hook process an import), so waiting writers do
+    not wake in step and none sleeps long past the lock's release."""
+    try:
+        return conn.execute(sql)
+    except sqlite3.OperationalError as exc:
+        if not is_busy(exc):
+            raise
+    deadline = time.monotonic() + timeout
+    seed = os.getpid() * 2654435761
+    while True:
+        jitter = (time.perf_counter_ns() ^ seed) % _SLEEP_JITTER_NS
+        time.sleep((_SLEEP_MIN_NS + jitter) / 1e9)
+        try:
+            return conn.execute(sql)
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc) or time.monotonic() >= deadline:
+                raise
+
+
+def begin(conn: sqlite3.Connection, timeout: float) -> None:
+    """``BEGIN IMMEDIATE``, waiting up to ``timeout`` seconds for another writer."""
+    busy_retry(conn, "BEGIN IMMEDIATE", timeout)
+
+
+def commit(
+    conn: sqlite3.Connection,
+    ops: list[Op],
+    settle: Settle | None = None,
+    *,
+    rowids: dict[tuple[str, str], int] | None = None,
+    timeout: float = 5.0,
+) -> list[Op]:
     """One event's statements in one ``BEGIN IMMEDIATE`` transaction, its session state
     settled first (``settle``, which may make the rows again); the rows written. Strings
     SQLite refuses (lone surrogates: ``UnicodeEncodeError``) are escaped and tried again,
-    so the hot path pays nothing for them (:func:`.records.escape_ops`)."""
+    so the hot path pays nothing for them (:func:`.records.escape_ops`). ``rowids``: the
+    writer's calls started and not finished (see :func:`execute`); ``timeout``: seconds
+    to wait for another writer."""
     try:
-        return transaction(conn, ops, settle, False)
+        return transaction(conn, ops, settle, False, rowids, timeout)
     except UnicodeEncodeError:
-        return transaction(conn, ops, settle, True)
+        return transaction(conn, ops, settle, True, rowids, timeout)
 
 
 def transaction(
-    conn: sqlite3.Connection, ops: list[Op], settle: Settle | None, escape: bool
+    conn: sqlite3.Connection,
+    ops: list[Op],
+    settle: Settle | None,
+    escape: bool,
+    rowids: dict[tuple[str, str], int] | None = None,
+    timeout: float = 5.0,
 ) -> list[Op]:
-    conn.execute("BEGIN IMMEDIATE")
+    begin(conn, timeout)
     try:
         if settle is not None:
             ops = settle(conn, ops)
@@ -104,7 +186,7 @@ def transaction(
             from .records import escape_ops
 
             ops = escape_ops(ops)
-        execute(conn, ops)
+        execute(conn, ops, rowids)
         conn.execute("COMMIT")
         return ops
     except BaseException:
@@ -116,8 +198,18 @@ def transaction(
         raise
 
 
-def execute(conn: sqlite3.Connection, ops: Sequence[Op]) -> None:
-    """Run one event's statements; its hook runs go in one ``executemany``."""
+def execute(
+    conn: sqlite3.Connection,
+    ops: Sequence[Op],
+    rowids: dict[tuple[str, str], int] | None = None,
+) -> None:
+    """Run one event's statements; its hook runs go in one ``executemany``.
+
+    With ``rowids`` (the live writer's), a ``pre`` is tried as a plain INSERT (the
+    upsert when the row is there already) and its rowid kept, and a ``post`` of a call
+    kept there is an UPDATE by rowid (the upsert when that updates nothing): one B-tree
+    descent and no conflict check on the hot path. Without (a spool's import), the
+    upserts, which take a record met again in any order."""
     event_id: int | None = None
     runs: list[list[Any]] = []
     for name, params in ops:
@@ -128,6 +220,29 @@ def execute(conn: sqlite3.Connection, ops: Sequence[Op]) -> None:
             continue
         if name in _WITH_TENANT:
             params = [*params, params[0]]
+        if rowids is not None:
+            if name == "pre":
+                try:
+                    cur = conn.execute(_PRE_INSERT, params)
+                except sqlite3.IntegrityError:  # met again: the upsert decides (or refuses)
+                    conn.execute(SQL[name], params)
+                    continue
+                if params[11] == "pending":
+                    if len(rowids) >= _ROWIDS_MAX:
+                        rowids.clear()
+                    rowids[(params[0], params[4])] = cur.lastrowid  # type: ignore[assignment]
+                continue
+            if name == "post":
+                rowid = rowids.pop((params[0], params[4]), None)
+                if rowid is not None:
+                    p = params
+                    cur = conn.execute(
+                        _POST_UPDATE,
+                        (p[7], p[9], p[10], p[11], p[12], p[13], p[14], p[16], p[17], p[16],
+                         rowid, p[0], p[4]),
+                    )  # fmt: skip
+                    if cur.rowcount == 1:
+                        continue
         cur = conn.execute(SQL[name], params)
         if name == "event":
             event_id = cur.lastrowid

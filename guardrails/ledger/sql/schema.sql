@@ -1,5 +1,5 @@
 -- Generated from ledger/migrations and ledger/views by `make schemas`; do not edit.
--- Schema version 5.
+-- Schema version 6.
 
 CREATE TABLE _hookrails_migrations (number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);
 
@@ -103,17 +103,29 @@ CREATE INDEX events_by_kind ON events (event, decision);
 
 CREATE INDEX events_by_session ON events (session_id, created_at);
 
+CREATE INDEX events_by_session_event ON events (session_id, event);
+
 CREATE INDEX hook_runs_by_call ON hook_runs (session_id, tool_call_id);
 
 CREATE INDEX hook_runs_by_event ON hook_runs (event_id) WHERE event_id IS NOT NULL;
 
+CREATE INDEX hook_runs_failed ON hook_runs (created_at)
+    WHERE outcome IN ('error', 'timeout', 'invalid', 'refused');
+
 CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
+
+CREATE INDEX sessions_by_start ON sessions (started_at DESC, session_id);
 
 CREATE INDEX tool_calls_by_hash ON tool_calls (session_id, tool_name, arguments_hash);
 
+CREATE INDEX tool_calls_by_start ON tool_calls (started_at);
+
 CREATE INDEX tool_calls_by_tenant ON tool_calls (tenant_id, started_at) WHERE tenant_id IS NOT NULL;
 
-CREATE INDEX tool_calls_pending ON tool_calls (started_at) WHERE status = 'pending';
+CREATE INDEX tool_calls_denied ON tool_calls (started_at) WHERE status = 'denied';
+
+CREATE INDEX tool_calls_failed ON tool_calls (coalesce(finished_at, started_at))
+    WHERE status IN ('error', 'interrupted');
 
 CREATE VIEW denials AS
 SELECT
@@ -220,42 +232,40 @@ SELECT
     s.started_at,
     s.last_seen_at,
     s.ended_at,
-    coalesce(c.calls, 0) AS calls,
-    coalesce(c.ok, 0) AS ok,
-    coalesce(c.denied, 0) AS denied,
-    coalesce(c.errors, 0) AS errors,
-    coalesce(c.interrupted, 0) AS interrupted,
-    coalesce(e.prompts, 0) AS prompts,
-    coalesce(e.stops, 0) AS stops,
-    coalesce(e.blocked_stops, 0) AS blocked_stops,
-    coalesce(h.injected_chars, 0) AS injected_chars,
+    (SELECT count(*) FROM tool_calls AS c WHERE c.session_id = s.session_id) AS calls,
+    (SELECT count(*) FROM tool_calls AS c WHERE c.session_id = s.session_id AND c.status = 'ok')
+        AS ok,
+    (
+        SELECT count(*) FROM tool_calls AS c
+        WHERE c.session_id = s.session_id AND c.status = 'denied'
+    ) AS denied,
+    (
+        SELECT count(*) FROM tool_calls AS c
+        WHERE c.session_id = s.session_id AND c.status = 'error'
+    ) AS errors,
+    (
+        SELECT count(*) FROM tool_calls AS c
+        WHERE c.session_id = s.session_id AND c.status = 'interrupted'
+    ) AS interrupted,
+    (
+        SELECT count(*) FROM events AS e
+        WHERE e.session_id = s.session_id AND e.event = 'UserPromptSubmit'
+    ) AS prompts,
+    (
+        SELECT count(*) FROM events AS e
+        WHERE e.session_id = s.session_id AND e.event IN ('AgentStop', 'SubagentStop')
+    ) AS stops,
+    (
+        SELECT count(*) FROM events AS e
+        WHERE e.session_id = s.session_id AND e.event IN ('AgentStop', 'SubagentStop')
+          AND e.decision = 'block'
+    ) AS blocked_stops,
+    (
+        SELECT coalesce(sum(h.injected_chars), 0) FROM hook_runs AS h
+        WHERE h.session_id = s.session_id
+    ) AS injected_chars,
     round((julianday(s.last_seen_at) - julianday(s.started_at)) * 86400.0, 3) AS duration_s
 FROM sessions AS s
-LEFT JOIN (
-    SELECT
-        session_id,
-        count(*) AS calls,
-        sum(status = 'ok') AS ok,
-        sum(status = 'denied') AS denied,
-        sum(status = 'error') AS errors,
-        sum(status = 'interrupted') AS interrupted
-    FROM tool_calls
-    GROUP BY session_id
-) AS c ON c.session_id = s.session_id
-LEFT JOIN (
-    SELECT
-        session_id,
-        sum(event = 'UserPromptSubmit') AS prompts,
-        sum(event IN ('AgentStop', 'SubagentStop')) AS stops,
-        sum(event IN ('AgentStop', 'SubagentStop') AND decision = 'block') AS blocked_stops
-    FROM events
-    GROUP BY session_id
-) AS e ON e.session_id = s.session_id
-LEFT JOIN (
-    SELECT session_id, sum(injected_chars) AS injected_chars
-    FROM hook_runs
-    GROUP BY session_id
-) AS h ON h.session_id = s.session_id
 ORDER BY s.started_at DESC, s.session_id;
 
 CREATE VIEW slow_hooks AS

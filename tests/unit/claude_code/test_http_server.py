@@ -667,6 +667,28 @@ def test_stats_reads_the_ledger_views(client: Client):
     assert body["recent_sessions"][0]["session_id"] == "s1"
 
 
+def test_stats_are_served_again_within_their_ttl(client: Client):
+    client.hook(pre("ls", call="toolu_1"))
+    status, first, _ = client.call("GET", "/v1/stats?limit=5")
+    assert status == 200 and first["tools"][0]["calls"] == 1
+    client.hook(pre("ls", call="toolu_2"))
+    _, again, _ = client.call("GET", "/v1/stats?limit=5")
+    assert again["tools"][0]["calls"] == 1  # the cached answer: STATS_TTL has not passed
+    _, other_limit, _ = client.call("GET", "/v1/stats?limit=6")
+    assert other_limit["tools"][0]["calls"] == 2  # cached per limit
+
+
+def test_stats_are_computed_anew_after_their_ttl(client: Client, monkeypatch: pytest.MonkeyPatch):
+    from guardrails.claude_code import http_decider
+
+    client.hook(pre("ls", call="toolu_1"))
+    client.call("GET", "/v1/stats?limit=5")
+    client.hook(pre("ls", call="toolu_2"))
+    monkeypatch.setattr(http_decider, "STATS_TTL", 0.0)
+    _, fresh, _ = client.call("GET", "/v1/stats?limit=5")
+    assert fresh["tools"][0]["calls"] == 2
+
+
 def test_stats_without_a_ledger_says_so():
     with serving(Guard(definition(), ledger=False)) as srv:
         c = Client(srv)

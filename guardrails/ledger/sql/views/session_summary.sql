@@ -20,6 +20,8 @@
 --
 -- Sessions with no calls, events or hook runs count 0. Ordered by started_at (newest first),
 -- then session_id.
+-- Each count is a lookup of that session's rows (correlated, by index), so the first rows
+-- of the newest sessions cost their own rows only, not a pass over the whole ledger.
 CREATE VIEW session_summary AS
 SELECT
     s.session_id,
@@ -28,40 +30,38 @@ SELECT
     s.started_at,
     s.last_seen_at,
     s.ended_at,
-    coalesce(c.calls, 0) AS calls,
-    coalesce(c.ok, 0) AS ok,
-    coalesce(c.denied, 0) AS denied,
-    coalesce(c.errors, 0) AS errors,
-    coalesce(c.interrupted, 0) AS interrupted,
-    coalesce(e.prompts, 0) AS prompts,
-    coalesce(e.stops, 0) AS stops,
-    coalesce(e.blocked_stops, 0) AS blocked_stops,
-    coalesce(h.injected_chars, 0) AS injected_chars,
+    (SELECT count(*) FROM tool_calls AS c WHERE c.session_id = s.session_id) AS calls,
+    (SELECT count(*) FROM tool_calls AS c WHERE c.session_id = s.session_id AND c.status = 'ok')
+        AS ok,
+    (
+        SELECT count(*) FROM tool_calls AS c
+        WHERE c.session_id = s.session_id AND c.status = 'denied'
+    ) AS denied,
+    (
+        SELECT count(*) FROM tool_calls AS c
+        WHERE c.session_id = s.session_id AND c.status = 'error'
+    ) AS errors,
+    (
+        SELECT count(*) FROM tool_calls AS c
+        WHERE c.session_id = s.session_id AND c.status = 'interrupted'
+    ) AS interrupted,
+    (
+        SELECT count(*) FROM events AS e
+        WHERE e.session_id = s.session_id AND e.event = 'UserPromptSubmit'
+    ) AS prompts,
+    (
+        SELECT count(*) FROM events AS e
+        WHERE e.session_id = s.session_id AND e.event IN ('AgentStop', 'SubagentStop')
+    ) AS stops,
+    (
+        SELECT count(*) FROM events AS e
+        WHERE e.session_id = s.session_id AND e.event IN ('AgentStop', 'SubagentStop')
+          AND e.decision = 'block'
+    ) AS blocked_stops,
+    (
+        SELECT coalesce(sum(h.injected_chars), 0) FROM hook_runs AS h
+        WHERE h.session_id = s.session_id
+    ) AS injected_chars,
     round((julianday(s.last_seen_at) - julianday(s.started_at)) * 86400.0, 3) AS duration_s
 FROM sessions AS s
-LEFT JOIN (
-    SELECT
-        session_id,
-        count(*) AS calls,
-        sum(status = 'ok') AS ok,
-        sum(status = 'denied') AS denied,
-        sum(status = 'error') AS errors,
-        sum(status = 'interrupted') AS interrupted
-    FROM tool_calls
-    GROUP BY session_id
-) AS c ON c.session_id = s.session_id
-LEFT JOIN (
-    SELECT
-        session_id,
-        sum(event = 'UserPromptSubmit') AS prompts,
-        sum(event IN ('AgentStop', 'SubagentStop')) AS stops,
-        sum(event IN ('AgentStop', 'SubagentStop') AND decision = 'block') AS blocked_stops
-    FROM events
-    GROUP BY session_id
-) AS e ON e.session_id = s.session_id
-LEFT JOIN (
-    SELECT session_id, sum(injected_chars) AS injected_chars
-    FROM hook_runs
-    GROUP BY session_id
-) AS h ON h.session_id = s.session_id
 ORDER BY s.started_at DESC, s.session_id;
