@@ -18,7 +18,8 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/hookrails demo
 
-# `make test`: lint, typecheck and every test (2-6 minutes on 2 cores).
+# `make test`: lint, typecheck and every test, spread over every core (pytest-xdist; about
+# 6 minutes on 2 cores).
 # `make test-fast`: the edit-test loop, pytest -m "not slow" only (no lint, no typecheck):
 # leaves out the tests marked slow (other processes, the real Claude Code CLI, heavy
 # hypothesis runs, real timeouts), spread over every core (pytest-xdist); under 60 s on 2
@@ -36,7 +37,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 pytest: $(STAMP)
-	$(PYTEST)
+	$(PYTEST) -n auto
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
