@@ -15,7 +15,7 @@ import pytest
 
 from guardrails import Guard
 from guardrails.builtins import ProtectGuardSettings, protect_guard_settings
-from guardrails.claude_code.hook_command import _guard_settings
+from guardrails.claude_code.hook_setup import guard_settings
 from guardrails.claude_code.settings_install import install
 from guardrails.definition.cache import load_definition
 from guardrails.events import Event
@@ -62,7 +62,7 @@ def decide(
     project: Path, name: str = "settings.json", source: str = "project_settings"
 ) -> Decision:
     definition = load_definition(str(project / "agent.yaml"))
-    _guard_settings(definition)  # what `hookrails hook --protect-settings` binds
+    guard_settings(definition)  # what `hookrails hook --protect-settings` binds
     guard = Guard(definition, ledger=False)
     path = name if name.startswith("/") else str(settings_file(project, name))
     event = Event.from_claude(
