@@ -237,6 +237,13 @@ def _command_handler(program: tuple[str, bool], args: list[str], timeout: int) -
     return handler
 
 
+def _records_only(group: dict[str, Any]) -> bool:
+    """A record-only handler (an event may also have a deciding one: PostToolBatch, and a
+    PostToolUse whose deciding handler hears some tools)."""
+    handler = group["hooks"][0]
+    return "--record-only" in f"{handler.get('args', '')} {handler.get('command')}"
+
+
 def _group(handler: dict[str, Any], matcher: str | None = None) -> dict[str, Any]:
     return {"hooks": [handler]} if matcher is None else {"matcher": matcher, "hooks": [handler]}
 
@@ -271,10 +278,12 @@ def _command_groups(
     recorded = [*_RECORDED, BATCH_EVENT] if "PreToolUse" in setup.bound else list(_RECORDED)
     for event in recorded:
         plan = setup.plans.get(event)
-        if plan is not None and plan.matcher is None:
-            continue  # its deciding handler hears every call already
+        # a deciding PostToolUse(Failure) handler for every tool records each call's end;
+        # a deciding PostToolBatch one closes no row, so its record-only twin still runs
+        if plan is not None and plan.matcher is None and event != BATCH_EVENT:
+            continue
         args = [*base, "--event", event, "--record-only"]
-        if plan is not None:
+        if plan is not None and plan.matcher is not None:
             args += ["--except", plan.matcher]
         handler = _command_handler(program, args, setup.timeout)
         handler["async"] = True
@@ -342,9 +351,8 @@ def install(
     removed, added = _merge(data, wanted)
     after = _dump(data, path) if removed or added else (before or "")  # unchanged: not reformatted
     kind = "http" if http is not None else "command"
-    recorded = [e for e, g in wanted if "--record-only" in str(g["hooks"][0].get("args", ""))]
-    recorded += [e for e, g in wanted if "--record-only" in str(g["hooks"][0].get("command"))]
-    events = [e for e in dict.fromkeys(e for e, _ in wanted) if e not in recorded]
+    recorded = [e for e, g in wanted if _records_only(g)]
+    events = list(dict.fromkeys(e for e, g in wanted if not _records_only(g)))
     change = SettingsChange(
         path, before, after, events, removed, added, dry_run, kind, list(dict.fromkeys(recorded))
     )

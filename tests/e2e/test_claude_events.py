@@ -49,6 +49,7 @@ class Session:
         self.api = api
         self.cwd = cwd
         self.stderr: list[str] = []
+        self.messages: list[Any] = []
 
     @property
     def requests(self) -> list[MessagesRequest]:
@@ -86,8 +87,8 @@ def run_session(
         async with asyncio.timeout(RUN_TIMEOUT), ClaudeSDKClient(opts) as client:
             for prompt in prompts:
                 await client.query(prompt)
-                async for _ in client.receive_response():
-                    pass
+                async for message in client.receive_response():
+                    session.messages.append(message)
 
     with api:
         asyncio.run(main())

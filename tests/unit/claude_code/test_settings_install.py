@@ -671,6 +671,45 @@ def test_tool_events_get_their_matcher_and_the_rest_is_recorded(project: Path) -
     assert run("uninstall")[1].startswith("removed 7 hookrails entries")  # + the 2 guards
 
 
+BATCH = """\
+hooks:
+  PreToolUse:
+    - matcher: "Bash(rm -rf *)"
+      hooks: [{use: deny, with: {reason: "rm -rf is not allowed"}}]
+  PostToolBatch:
+    - hooks: [{use: deny, with: {reason: "one batch is enough"}}]
+"""
+
+
+def test_a_bound_post_tool_batch_keeps_its_record_only_twin(project: Path) -> None:
+    """The deciding PostToolBatch handler decides; only the record-only one closes the row
+    of a call Claude never ran, so both are written (the e2e twin is in
+    tests/e2e/test_claude_blocks.py)."""
+    (project / "agent.yaml").write_text(BATCH)
+    code, out, _ = run("install", "--config", "agent.yaml")
+    assert code == 0
+    assert settings(project)["hooks"]["PostToolBatch"] == [
+        group(ours("PostToolBatch")),
+        group(recorder("PostToolBatch")),
+    ]
+    assert out.startswith(
+        "installed hookrails (command hooks) for PreToolUse, PostToolBatch (record-only: "
+        "PostToolUse, PostToolUseFailure, PostToolBatch) in "
+    )
+
+
+def test_an_event_with_a_deciding_and_a_record_only_handler_is_reported_as_both(
+    project: Path,
+) -> None:
+    (project / "narrow.yaml").write_text(NARROW)
+    code, out, _ = run("install", "--config", "narrow.yaml")
+    assert code == 0
+    assert out.startswith(
+        "installed hookrails (command hooks) for PreToolUse, PostToolUse, PostToolUseFailure "
+        "(record-only: PostToolUse, PostToolBatch) in "
+    )
+
+
 def test_no_ledger_writes_no_record_only_handlers(project: Path) -> None:
     assert run("install", "--no-ledger", "--config", "agent.yaml")[0] == 0
     hooks = settings(project)["hooks"]
