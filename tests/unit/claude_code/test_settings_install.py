@@ -693,7 +693,8 @@ def test_a_bound_post_tool_batch_keeps_its_record_only_twin(project: Path) -> No
         group(recorder("PostToolBatch")),
     ]
     assert out.startswith(
-        "installed hookrails (command hooks) for PreToolUse, PostToolBatch (record-only: "
+        "installed hookrails (command hooks) for PreToolUse, PostToolBatch, ConfigChange, "
+        "PreSkillShellCommand (record-only: "
         "PostToolUse, PostToolUseFailure, PostToolBatch) in "
     )
 
@@ -705,8 +706,8 @@ def test_an_event_with_a_deciding_and_a_record_only_handler_is_reported_as_both(
     code, out, _ = run("install", "--config", "narrow.yaml")
     assert code == 0
     assert out.startswith(
-        "installed hookrails (command hooks) for PreToolUse, PostToolUse, PostToolUseFailure "
-        "(record-only: PostToolUse, PostToolBatch) in "
+        "installed hookrails (command hooks) for PreToolUse, PostToolUse, PostToolUseFailure, "
+        "ConfigChange, PreSkillShellCommand (record-only: PostToolUse, PostToolBatch) in "
     )
 
 
