@@ -45,21 +45,27 @@ def definition(
 Make = Callable[..., Guard]
 
 
-@pytest.fixture(params=["memory", "ledger"])
+@pytest.fixture(params=["memory", "ledger", "postgres"])
 def store(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
 @pytest.fixture
-def make(store: str, ledger_path: str) -> Iterator[Make]:
-    """Guards over one clock and (for ``ledger``) one ledger file."""
+def make(store: str, request: pytest.FixtureRequest) -> Iterator[Make]:
+    """Guards over one clock and (for ``ledger``, ``postgres``) one shared ledger: a SQLite
+    file, or a PostgreSQL database (the same suite on both engines)."""
     clock = FakeClock()
     ledgers: list[Ledger] = []
+    where = ""
+    if store == "ledger":
+        where = str(request.getfixturevalue("ledger_path"))
+    elif store == "postgres":
+        where = str(request.getfixturevalue("postgres_url"))
 
     def build(defn: AgentDefinition | None = None, **kwargs: Any) -> Guard:
         ledger: Ledger | bool = False
-        if store == "ledger":
-            ledger = Ledger(ledger_path)
+        if where:
+            ledger = Ledger(where)
             ledgers.append(ledger)
         return Guard(defn or definition(), ledger=ledger, clock=clock, **kwargs)
 
