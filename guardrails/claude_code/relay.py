@@ -206,7 +206,7 @@ def relay(
             raise _Undecided(said) from None
         if body is not None:
             try:
-                return _answer(body, stale)
+                return _answer(body, stale, event)
             except ValueError as exc:
                 said = f"hookrails serve at {url} answered what is not JSON: {exc}"
                 raise _Undecided(said) from None
@@ -217,7 +217,11 @@ def relay(
     return None
 
 
-def _answer(body: bytes, stale: str | None) -> tuple[int, str, str]:
+def _answer(body: bytes, stale: str | None, event: str = "") -> tuple[int, str, str]:
+    """``serve``'s Claude answer as this command hook prints it. PreCompact is text, as
+    ``hookrails hook`` deciding itself prints it: Claude adds a PreCompact hook's whole
+    stdout to the compaction's instructions, so JSON would land there (serve answers the
+    instructions in ``systemMessage``, where an http hook's Claude reads them)."""
     import json
 
     answer: Any = json.loads(body)
@@ -238,6 +242,9 @@ def _answer(body: bytes, stale: str | None) -> tuple[int, str, str]:
         if isinstance(specific, dict):
             said = said or specific.get("permissionDecisionReason")
         fallback = str(said or "blocked by hookrails")
+    if event == "PreCompact" and not refused:
+        text = answer.get("systemMessage")
+        return 0, text if isinstance(text, str) else "", ""
     if stale is not None:
         said = answer.get("systemMessage")
         stale = f"hookrails: {stale}"

@@ -120,6 +120,27 @@ def test_a_relayed_refusal_still_refuses_when_stdout_fails(
     assert code == 0 and json.loads(out) == answer and said == fallback
 
 
+@pytest.mark.parametrize(
+    ("answer", "out", "fallback"),
+    [
+        ({"systemMessage": "keep the rules"}, "keep the rules", ""),
+        ({}, "", ""),
+        ({"decision": "block", "reason": "not now"}, '{"decision": "block", "reason": "not now"}',
+         "not now"),
+    ],
+)  # fmt: skip
+def test_a_relayed_pre_compact_answer_is_printed_as_the_local_one_is(
+    answer: dict[str, Any], out: str, fallback: str
+) -> None:
+    """Claude adds a PreCompact command hook's stdout to the compaction's instructions: the
+    instructions as text (or nothing), never serve's JSON; a block stays JSON."""
+    import json
+
+    code, printed, said = relay._answer(json.dumps(answer).encode(), "reinstall", "PreCompact")
+    assert (code, said) == (0, fallback)
+    assert printed == out if not fallback else json.loads(printed)["decision"] == "block"
+
+
 def test_a_stale_install_is_told_on_a_relayed_answer() -> None:
     import json
 
