@@ -40,7 +40,7 @@ from .path_scan import CAP, PathRules, Roots
 from .shell.classify import Command, Intent, classify, command_of
 from .shell.project import check_opaque, git_top, project_root
 from .shell.secrets import SECRET_PATHS
-from .shell.values import HOLE_RE, Hole, Opaque, hole_index
+from .shell.values import HOLE_RE, Hole, Opaque, fill_holes, hole_index
 
 __all__ = ["DEFAULT_PROTECTED_PATHS", "ProtectPaths", "protect_paths"]
 
@@ -264,7 +264,7 @@ class ProtectPaths:
     def _target(
         self, target: str, base: str | None, cmd: Command, holes: Sequence[Hole], root: Roots
     ) -> Iterator[_Hit]:
-        target = _fill(target, holes, root)
+        target = fill_holes(target, holes, _first(root), fd="/dev/fd/63")
         if base is None and not target.startswith(("/", "~")):
             yield from self._unknown(target, None, cmd, holes, root)
             return
@@ -342,33 +342,10 @@ def _base(cmd: Command, cwd: str, holes: Sequence[Hole], root: Roots) -> str | N
         return None
     if not cmd.cwd:
         return cwd
-    where = _fill(cmd.cwd, holes, root)
+    where = fill_holes(cmd.cwd, holes, _first(root), fd="/dev/fd/63")
     if HOLE_RE.search(where):
         return None
     return posixpath.normpath(posixpath.join(cwd, posixpath.expanduser(where)))
-
-
-def _fill(text: str, holes: Sequence[Hole], root: Roots) -> str:
-    """Fill what the guard can: environment variables it has, the project root, tokens."""
-    if HOLE_RE.search(text) is None:
-        return text
-
-    def one(m: Any) -> str:
-        k = hole_index(m.group())
-        hole = holes[k] if k < len(holes) else None
-        if hole is None:
-            return str(m.group())
-        if hole.kind == "env" and hole.env in os.environ:
-            return os.environ[hole.env]
-        if hole.kind == "root":
-            return root if isinstance(root, str) else root[0]
-        if hole.kind == "token":
-            return "x"
-        if hole.kind == "fd":
-            return "/dev/fd/63"
-        return str(m.group())
-
-    return HOLE_RE.sub(one, text)
 
 
 def computed_reason(cmd: Command, shown: str) -> str:

@@ -22,7 +22,7 @@ from typing import Any, Final
 from ..path_scan import CAP, PathRules
 from .records import Command, Intent, Sent
 from .secrets import DEFAULT_SECRETS, SECRET_PATHS
-from .values import HOLE_RE, Hole, Opaque, hole_index
+from .values import HOLE_RE, Hole, Opaque, fill_holes, hole_index
 
 __all__ = ["DEFAULT_SECRETS", "HINT", "SECRET_PATHS", "Leak", "SecretCheck", "shown_path"]
 
@@ -126,7 +126,7 @@ class SecretCheck:
         roots: tuple[str, ...],
         ignores: bool = True,
     ) -> Leak | None:
-        path = _fill(sent.path, holes, roots[0])
+        path = fill_holes(sent.path, holes, roots[0])
         if HOLE_RE.search(path) is not None:
             return self._unknown(path, sent, cmd, cwd, holes, roots)
         full = posixpath.normpath(posixpath.join(cwd, posixpath.expanduser(path)))
@@ -249,27 +249,6 @@ def _skipping(skip: Sequence[str], keep: Sequence[str]) -> Callable[[str], bool]
         any(fnmatch.fnmatch(name, g) for g in skip)
         and not any(fnmatch.fnmatch(name, g) for g in keep)
     )
-
-
-def _fill(text: str, holes: Sequence[Hole], root: str) -> str:
-    """Fill what the guard can: environment variables it has, the project root, tokens."""
-    if HOLE_RE.search(text) is None:
-        return text
-
-    def one(m: Any) -> str:
-        k = hole_index(m.group())
-        hole = holes[k] if k < len(holes) else None
-        if hole is None:
-            return str(m.group())
-        if hole.kind == "env" and hole.env in os.environ:
-            return os.environ[hole.env]
-        if hole.kind == "root":
-            return root
-        if hole.kind == "token":
-            return "x"
-        return str(m.group())
-
-    return HOLE_RE.sub(one, text)
 
 
 def shown_path(path: str, root: str) -> str:

@@ -24,9 +24,22 @@ when a secret's content reaches a network client (``leaks``).
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
 
-__all__ = ["HOLE_RE", "Hole", "Opaque", "Output", "Read", "has_hole", "hole_index", "worst"]
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = [
+    "HOLE_RE",
+    "Hole",
+    "Opaque",
+    "Output",
+    "Read",
+    "fill_holes",
+    "has_hole",
+    "hole_index",
+    "worst",
+]
 
 _BASE: Final = 0xE000
 _LIMIT: Final = 0x1800  # private-use characters available (U+E000..U+F7FF)
@@ -228,3 +241,29 @@ class Opaque(str):
         self = super().__new__(cls, text)
         self.hint = hint
         return self
+
+
+def fill_holes(text: str, holes: Sequence[Hole], root: str, fd: str | None = None) -> str:
+    """Fill what a guard can: environment variables it has, the project root, tokens, and
+    (``fd``) a file descriptor's path; any other hole stays, for the caller to count as
+    unseen."""
+    if HOLE_RE.search(text) is None:
+        return text
+    import os
+
+    def one(m: Any) -> str:
+        k = hole_index(m.group())
+        hole = holes[k] if k < len(holes) else None
+        if hole is None:
+            return str(m.group())
+        if hole.kind == "env" and hole.env in os.environ:
+            return os.environ[hole.env]
+        if hole.kind == "root":
+            return root
+        if hole.kind == "token":
+            return "x"
+        if hole.kind == "fd" and fd is not None:
+            return fd
+        return str(m.group())
+
+    return HOLE_RE.sub(one, text)
