@@ -201,7 +201,8 @@ def export_table(path: str, table: str = "tool_calls") -> QueryResult:
         from .postgres_query import export_rows
 
         return QueryResult(*export_rows(path, table))
-    return run_query(path, f"SELECT * FROM {table} ORDER BY rowid", timeout=None)
+    order = "id" if table == "hook_runs" else "rowid"  # a view (over hook_run_sets): no rowid
+    return run_query(path, f"SELECT * FROM {table} ORDER BY {order}", timeout=None)
 
 
 # --- tail ----------------------------------------------------------------------------------
@@ -375,7 +376,7 @@ def _cutoff(before: str | None, keep_days: float | None, now: float | None) -> s
 #: what prune deletes, in order: table -> condition (``:cutoff`` bound)
 _PRUNE = {
     "tool_calls": "started_at < :cutoff",
-    "hook_runs": "created_at < :cutoff",
+    "hook_run_sets": "created_at < :cutoff",
     "events": "created_at < :cutoff",
     "session_state": "updated_at < :cutoff",
     # sessions left with nothing: no call, hook run, event or idempotency key stays
@@ -383,7 +384,7 @@ _PRUNE = {
         "last_seen_at < :cutoff "
         "AND NOT EXISTS (SELECT 1 FROM tool_calls t WHERE t.session_id = sessions.session_id "
         "AND t.started_at >= :cutoff) "
-        "AND NOT EXISTS (SELECT 1 FROM hook_runs h WHERE h.session_id = sessions.session_id "
+        "AND NOT EXISTS (SELECT 1 FROM hook_run_sets h WHERE h.session_id = sessions.session_id "
         "AND h.created_at >= :cutoff) "
         "AND NOT EXISTS (SELECT 1 FROM events e WHERE e.session_id = sessions.session_id "
         "AND e.created_at >= :cutoff) "
@@ -393,7 +394,18 @@ _PRUNE = {
 }
 
 #: tables a later migration added: a file not opened by this hookrails yet may lack them
-_LATER = frozenset({"session_state"})
+_LATER = frozenset({"session_state", "hook_run_sets"})
+
+
+def _prune_plan(present: set[str]) -> dict[str, str]:
+    """:data:`_PRUNE` for the tables this file has: one not opened by a hookrails with
+    schema 7 yet keeps its hook runs in the ``hook_runs`` table, one row per run."""
+    plan = {t: w for t, w in _PRUNE.items() if t in present or t not in _LATER}
+    if "hook_run_sets" not in present and "hook_runs" in present:
+        plan = {("hook_runs" if t == "hook_run_sets" else t): w for t, w in _PRUNE.items()
+                if t in present or t not in _LATER or t == "hook_run_sets"}  # fmt: skip
+        plan["sessions"] = plan["sessions"].replace("hook_run_sets h", "hook_runs h")
+    return plan
 
 
 @dataclass
@@ -435,7 +447,7 @@ def prune_ledger(
     with reading(path) as conn:
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
         present = set(schema_names(conn))
-        prune = {t: w for t, w in _PRUNE.items() if t in present or t not in _LATER}
+        prune = _prune_plan(present)
         if dry_run:
             _check_prunable(path, version, present)
             counts = {
@@ -481,6 +493,8 @@ def _check_prunable(path: str, version: int, present: set[str]) -> None:
             kind="newer_schema",
         )
     missing = [t for t in (*_PRUNE, "idempotency_keys") if t not in present and t not in _LATER]
+    if not present & {"hook_run_sets", "hook_runs"}:  # before schema 7: the hook_runs table
+        missing.append("hook_run_sets")
     if missing:
         raise LedgerError(
             f"not a hookrails ledger (no table {missing[0]})", path=path, kind="corrupt"

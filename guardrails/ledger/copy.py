@@ -22,8 +22,10 @@ from .common import is_url, safe_url
 __all__ = ["TABLES", "CopyReport", "copy_ledger"]
 
 #: what is copied, in an order that keeps references (events before hook runs)
-TABLES = ("sessions", "tool_calls", "events", "hook_runs", "idempotency_keys", "session_state")
-_IDS = ("tool_calls", "events", "hook_runs")
+TABLES = (
+    "sessions", "tool_calls", "events", "hook_run_sets", "idempotency_keys", "session_state",
+)  # fmt: skip
+_IDS = ("tool_calls", "events", "hook_run_sets")
 _BATCH = 1000
 
 

@@ -47,6 +47,8 @@ __all__ = [
 SQL_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sql")
 _MIGRATIONS_TABLE = "_hookrails_migrations"
 _MIGRATION_NAME = re.compile(r"(\d{4})_(\w+)\.sql")
+#: views other views are written over, so created first
+_READ_BY_VIEWS = frozenset({"hook_runs"})
 
 
 @record(frozen=True)
@@ -122,17 +124,16 @@ def check_dialects() -> None:
 
 
 def views(dialect: str = "sqlite") -> list[tuple[str, str]]:
-    """``(name, SQL)`` of every view in ``sql/views``, by name."""
+    """``(name, SQL)`` of every view in ``sql/views``: the views others read first
+    (:data:`_READ_BY_VIEWS`), then by name."""
     from pathlib import Path
 
     folder = Path(dialect_folder("views", dialect))
     if not folder.is_dir():
         return []
-    return [
-        (entry[:-4], (folder / entry).read_text(encoding="utf-8"))
-        for entry in sorted(os.listdir(folder))
-        if entry.endswith(".sql")
-    ]
+    names = sorted(e[:-4] for e in os.listdir(folder) if e.endswith(".sql"))
+    names.sort(key=lambda name: name not in _READ_BY_VIEWS)
+    return [(name, (folder / f"{name}.sql").read_text(encoding="utf-8")) for name in names]
 
 
 def statements(script: str) -> Iterator[str]:
@@ -159,6 +160,7 @@ def apply_migrations(conn: sqlite3.Connection) -> None:
 
     db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
     pending = migrations()
+    last = pending[-1].number if pending else 0
     for migration in pending:
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -177,7 +179,8 @@ def apply_migrations(conn: sqlite3.Connection) -> None:
                 f"INSERT INTO {_MIGRATIONS_TABLE} (number, name, applied_at) VALUES (?, ?, ?)",
                 (migration.number, migration.name, iso_time(time.time())),
             )
-            _create_views(conn)
+            if migration.number == last:  # the views are written for the latest tables
+                _create_views(conn)
             conn.execute(f"PRAGMA user_version = {migration.number}")
             conn.execute("COMMIT")
         except BaseException:

@@ -33,6 +33,7 @@ ORDER = {
     "tool_calls": "id",
     "events": "id",
     "hook_runs": "id",
+    "hook_run_sets": "id",
     "idempotency_keys": "created_at, key",
     "session_state": "session_id, agent_name",
 }
@@ -240,7 +241,7 @@ def tail_rows(
             listener.close()
 
 
-_PRUNE_TABLES = ("tool_calls", "hook_runs", "events", "session_state", "sessions")
+_PRUNE_TABLES = ("tool_calls", "hook_run_sets", "events", "session_state", "sessions")
 
 
 def prune(url: str, conditions: dict[str, str], cutoff: str, dry_run: bool) -> dict[str, int]:

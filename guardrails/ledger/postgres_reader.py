@@ -236,10 +236,10 @@ class PostgresReader(LedgerReader):
         self, session_id: str, event_name: str, hook: str, agent_id: str | None, limit: int
     ) -> int:
         rows = self.query(
-            "SELECT h.outcome FROM hook_runs h JOIN events e ON e.id = h.event_id "
-            "WHERE h.session_id = ? AND h.tool_call_id IS NULL AND h.event = ? AND h.hook = ? "
-            "AND e.agent_id IS NOT DISTINCT FROM ? AND h.outcome != 'skipped' "
-            "ORDER BY h.id DESC LIMIT ?",
+            "SELECT h.outcome FROM events e JOIN hook_runs h ON h.event_id = e.id "
+            "WHERE e.session_id = ? AND e.event = ? AND h.tool_call_id IS NULL AND h.hook = ? "
+            "AND e.agent_id IS NOT DISTINCT FROM ? AND h.event_id IS NOT NULL "
+            "AND h.outcome != 'skipped' ORDER BY e.id DESC LIMIT ?",
             (session_id, event_name, hook, agent_id, limit),
         )
         n = 0

@@ -37,7 +37,9 @@ def schema_version(conn: psycopg.Connection[Any]) -> int:
 
 def apply_migrations(conn: psycopg.Connection[Any]) -> None:
     """Bring the database to the latest schema (``conn`` is in autocommit mode)."""
-    for migration in migrations.migrations("postgres"):
+    pending = migrations.migrations("postgres")
+    last = pending[-1].number if pending else 0
+    for migration in pending:
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
             conn.execute(
@@ -51,6 +53,8 @@ def apply_migrations(conn: psycopg.Connection[Any]) -> None:
                 f"INSERT INTO {_TABLE} (number, name, applied_at) VALUES (%s, %s, %s)",
                 (migration.number, migration.name, iso_time(time.time())),
             )
+            if migration.number != last:  # the views are written for the latest tables
+                continue
             for name, sql in migrations.views("postgres"):
-                conn.execute(f"DROP VIEW IF EXISTS {name}".encode())
+                conn.execute(f"DROP VIEW IF EXISTS {name} CASCADE".encode())  # its readers follow
                 conn.execute(sql.encode("utf-8"))

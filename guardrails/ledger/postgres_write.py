@@ -11,7 +11,7 @@ then ``SELECT ... FOR UPDATE``) from its read to its write.
 from __future__ import annotations
 
 from .common import escape_surrogates
-from .records import EVENT_ID
+from .records import EVENT_ID, from_hook_run
 from .session_state import SessionState
 from .sqlite_state import Settle as _SqliteSettle
 from .sqlite_state import _earlier
@@ -79,12 +79,13 @@ SQL: dict[str, str] = {
         f"reason, injected_chars, created_at, tenant_id) VALUES (%s, %s, %s, %s, %s, %s, %s, "
         f"%s, %s, {_TENANT}) RETURNING id"
     ),
-    "hook_run": (
-        "INSERT INTO hook_runs (session_id, event, tool_call_id, event_id, hook, matcher, "
-        "priority, outcome, duration_ms, error, injected_chars, created_at) "
-        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    "hook_runs": (
+        "INSERT INTO hook_run_sets (session_id, event, tool_call_id, event_id, created_at, "
+        "runs, flags) VALUES (%s, %s, %s, %s, %s, %s::jsonb, %s)"
     ),
 }
+#: one run, as spools written before schema 7 hold it: :func:`execute` makes it a set
+SQL["hook_run"] = SQL["hook_runs"]
 #: operations whose statement ends with the session's tenant, looked up by session id
 _WITH_TENANT = frozenset({"pre", "post", "event"})
 
@@ -105,15 +106,17 @@ def escape_ops(ops: list[Op]) -> list[Op]:
 
 
 def execute(conn: Conn, ops: Sequence[Op]) -> None:
-    """Run one event's statements; its hook runs go in one ``executemany``."""
+    """Run one event's statements (its hook runs are one ``hook_runs`` row; a spooled
+    ``hook_run``, one run as spools before schema 7 hold it, is made a set of one)."""
     event_id: int | None = None
-    runs: list[list[Any]] = []
     cur = conn.cursor()
     for name, params in ops:
-        if name == "hook_run":
+        if name == "hook_runs" or name == "hook_run":
+            if name == "hook_run":
+                name, params = "hook_runs", from_hook_run(params)
             if params[3] == EVENT_ID:
                 params = [*params[:3], event_id, *params[4:]]
-            runs.append(params)
+            cur.execute(SQL[name], params)
             continue
         if name in _WITH_TENANT:
             params = [*params, params[0]]
@@ -121,8 +124,6 @@ def execute(conn: Conn, ops: Sequence[Op]) -> None:
         if name == "event":
             row = cur.fetchone()
             event_id = None if row is None else int(row[0])
-    if runs:
-        cur.executemany(SQL["hook_run"], runs)
 
 
 def commit(conn: Conn, ops: list[Op], settle: Settle | None = None) -> list[Op]:

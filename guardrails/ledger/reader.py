@@ -36,6 +36,11 @@ def _authorizer(
         return sqlite3.SQLITE_OK
     if action == sqlite3.SQLITE_PRAGMA and arg1 in ("table_info", "table_xinfo", "index_list"):
         return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_UPDATE and arg1 == "sqlite_master" and src is None:
+        # SQLite asks this while it declares a table-valued function's columns (json_each,
+        # which the hook_runs view reads); sqlite_master itself cannot be written (mode=ro,
+        # and no writable_schema)
+        return sqlite3.SQLITE_OK
     return sqlite3.SQLITE_DENY
 
 
@@ -69,9 +74,10 @@ _EVENT_DECISIONS = (
 )
 #: one hook's latest outcomes on one stop event, newest first (skipped runs ignored)
 _HOOK_OUTCOMES = (
-    "SELECT h.outcome FROM hook_runs h JOIN events e ON e.id = h.event_id "
-    "WHERE h.session_id = ? AND h.tool_call_id IS NULL AND h.event = ? AND h.hook = ? "
-    "AND e.agent_id IS ? AND h.outcome != 'skipped' ORDER BY h.id DESC LIMIT ?"
+    "SELECT h.outcome FROM events e JOIN hook_runs h ON h.event_id = e.id "
+    "WHERE e.session_id = ? AND e.event = ? AND h.tool_call_id IS NULL AND h.hook = ? "
+    "AND e.agent_id IS ? AND h.event_id IS NOT NULL AND h.outcome != 'skipped' "
+    "ORDER BY e.id DESC LIMIT ?"
 )
 _SUCCEEDED_TOOLS = (
     "SELECT DISTINCT tool_name FROM tool_calls WHERE session_id = ? AND status = 'ok'"
@@ -79,8 +85,8 @@ _SUCCEEDED_TOOLS = (
 _COUNT_INJECTED = (
     "SELECT count(*) FROM tool_calls AS t WHERE t.session_id = ? AND t.tool_name = ? "
     "AND t.arguments_hash = ? AND t.status = 'ok' AND EXISTS (SELECT 1 FROM hook_runs AS h "
-    "WHERE h.session_id = t.session_id AND h.tool_call_id = t.tool_call_id AND h.hook = ? "
-    "AND h.outcome = 'inject')"
+    "WHERE h.session_id = t.session_id AND h.tool_call_id = t.tool_call_id AND h.flags != 0 "
+    "AND h.hook = ? AND h.outcome = 'inject')"
 )
 _SESSION_TOTALS = (
     "SELECT tool_name, sum(status != 'denied') AS n, max(id) AS last_id FROM tool_calls "
@@ -101,7 +107,7 @@ where session_id = :session and event in ('SubagentStop', 'AgentStop')
 group by 1, 2 order by 1, 2"""
 _SESSION_REFUSALS = """\
 select hook, outcome, count(*) as times from hook_runs
-where session_id = :session and outcome in ('deny', 'block', 'ask')
+where session_id = :session and flags != 0 and outcome in ('deny', 'block', 'ask')
 group by 1, 2 order by 1, 2"""
 #: an ad-hoc query to suggest (``hookrails demo`` prints it with ``-p session ID``)
 EXAMPLE_QUERY = (

@@ -2,12 +2,13 @@
 
 :class:`EventRows` turns a :class:`~guardrails.results.Decision` into a list of
 ``(operation, parameters)`` pairs (``session``, ``session_end``, ``pre``, ``post``,
-``event``, ``hook_run``). They are plain JSON-able values, so the spool stores them
-as they are and a store runs them with its own statements (``sqlite_write.SQL``). Tool
-inputs, outputs, payloads, reasons and error messages are redacted here, before
-anything is written anywhere, and JSON values over their cap become a
-:func:`truncation_marker` (``max_arguments``, ``max_output``). Strings keep any lone
-surrogate; a store that cannot bind one escapes it (:func:`escape_ops`).
+``event``, ``hook_runs``: an event's chain of hook runs as one JSON array; ``hook_run``,
+one run, is what spools written before schema 7 hold). They are plain JSON-able values,
+so the spool stores them as they are and a store runs them with its own statements
+(``sqlite_write.SQL``). Tool inputs, outputs, payloads, reasons and error messages are
+redacted here, before anything is written anywhere, and JSON values over their cap
+become a :func:`truncation_marker` (``max_arguments``, ``max_output``). Strings keep any
+lone surrogate; a store that cannot bind one escapes it (:func:`escape_ops`).
 """
 
 from __future__ import annotations
@@ -29,11 +30,19 @@ if TYPE_CHECKING:
     #: one statement to run: its name and positional parameters
     Op = tuple[str, list[Any]]
 
-__all__ = ["EVENT_ID", "EventRows", "escape_ops", "truncation_marker"]
+__all__ = ["EVENT_ID", "EventRows", "escape_ops", "from_hook_run", "truncation_marker"]
 
-#: placeholder in hook_run params for the id of the events row written just before
+#: placeholder in hook_runs params for the id of the events row written just before
 #: (a string, so a spooled record keeps its meaning)
 EVENT_ID = "@event_id"
+#: ``hook_run_sets.flags`` (sql/migrations/0007): what an event's runs hold, so the
+#: indexes take only the sets lookups need
+_REFUSED, _FAILED, _INJECTED = 1, 2, 4
+_FLAGS = {
+    "deny": _REFUSED, "block": _REFUSED, "ask": _REFUSED, "halt": _REFUSED,
+    "error": _FAILED, "timeout": _FAILED, "invalid": _FAILED, "refused": _FAILED,
+    "inject": _INJECTED,
+}  # fmt: skip
 _SESSION_REFRESH = 30.0  # seconds between refreshes of sessions.last_seen_at
 _SESSION_EVENTS = frozenset({"SessionStart", "SessionEnd", "UserPromptSubmit"})
 _CACHE_LIMIT = 10_000
@@ -108,6 +117,15 @@ def escape_ops(ops: list[Op]) -> list[Op]:
         (name, [escape_surrogates(p) if type(p) is str else p for p in params])
         for name, params in ops
     ]
+
+
+def from_hook_run(params: list[Any]) -> list[Any]:
+    """A ``hook_run`` operation's parameters (one run, as spools written before schema 7
+    hold them) as a ``hook_runs`` operation's: a set of one run."""
+    sid, event, call_id, event_ref, hook, matcher, priority, outcome, ms, error, chars, at = params
+    flags = _FLAGS.get(outcome, 0) | (_INJECTED if chars else 0)
+    run = [hook, matcher, priority, outcome, ms, error, chars]
+    return [sid, event, call_id, event_ref, at, json.dumps([run], ensure_ascii=False), flags]
 
 
 def _error_parts(error: str) -> tuple[str | None, str]:
@@ -192,7 +210,7 @@ class EventRows:
         """A hook's name, redacted once (an http hook's URL may carry a token)."""
         name = self._names.get(hook)
         if name is None:
-            name = self._names[hook] = self.redactor.redact_text(hook)
+            name = self._names[hook] = escape_surrogates(self.redactor.redact_text(hook))
         return name
 
     def _text(self, value: str | None) -> str | None:
@@ -305,13 +323,25 @@ class EventRows:
             event_ref = EVENT_ID
             if name == "SessionEnd":
                 ops.append(("session_end", [at, getattr(ev, "reason", None), sid]))
-        for r in decision.runs:
+        runs = decision.runs
+        if runs:
+            flags = 0
+            rows = []
+            for r in runs:
+                outcome = r.outcome
+                flags |= _FLAGS.get(outcome, 0)
+                if r.injected_chars:
+                    flags |= _INJECTED
+                # text inside the JSON keeps a lone surrogate as the text columns do: as
+                # its written-out escape, so ->> reads back text UTF-8 can hold
+                m = r.matcher
+                rows.append(
+                    [self._name(r.hook), m if m is None or m.isascii() else escape_surrogates(m),
+                     r.priority, outcome, r.duration_ms,
+                     escape_surrogates(self.redactor.redact_text(r.error)) if r.error else None,
+                     r.injected_chars]
+                )  # fmt: skip
             ops.append(
-                (
-                    "hook_run",
-                    [sid, name, call_id, event_ref, self._name(r.hook), r.matcher, r.priority,
-                     r.outcome,
-                     r.duration_ms, self._text(r.error), r.injected_chars, at],
-                )
-            )  # fmt: skip
+                ("hook_runs", [sid, name, call_id, event_ref, at, self._encode(rows), flags])
+            )
         return ops

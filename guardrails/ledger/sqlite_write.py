@@ -20,12 +20,11 @@ import os
 import sqlite3
 import time
 
-from .records import EVENT_ID
+from .records import EVENT_ID, from_hook_run
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
 
     from .records import Op
     from .sqlite_state import Settle
@@ -86,12 +85,13 @@ SQL: dict[str, str] = {
         "reason, injected_chars, created_at, tenant_id) "
         f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, {_TENANT})"
     ),
-    "hook_run": (
-        "INSERT INTO hook_runs (session_id, event, tool_call_id, event_id, hook, matcher, "
-        "priority, outcome, duration_ms, error, injected_chars, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "hook_runs": (
+        "INSERT INTO hook_run_sets (session_id, event, tool_call_id, event_id, created_at, "
+        "runs, flags) VALUES (?, ?, ?, ?, ?, ?, ?)"
     ),
 }
+#: one run, as spools written before schema 7 hold it: :func:`execute` makes it a set
+SQL["hook_run"] = SQL["hook_runs"]
 
 
 #: the hot path's first record of a call: no conflict expected (``pre`` is the upsert)
@@ -203,7 +203,8 @@ def execute(
     ops: Sequence[Op],
     rowids: dict[tuple[str, str], int] | None = None,
 ) -> None:
-    """Run one event's statements; its hook runs go in one ``executemany``.
+    """Run one event's statements (its hook runs are one ``hook_runs`` row; a spooled
+    ``hook_run``, one run as spools before schema 7 hold it, is made a set of one).
 
     With ``rowids`` (the live writer's), a ``pre`` is tried as a plain INSERT (the
     upsert when the row is there already) and its rowid kept, and a ``post`` of a call
@@ -211,12 +212,13 @@ def execute(
     descent and no conflict check on the hot path. Without (a spool's import), the
     upserts, which take a record met again in any order."""
     event_id: int | None = None
-    runs: list[list[Any]] = []
     for name, params in ops:
-        if name == "hook_run":
+        if name == "hook_runs" or name == "hook_run":
+            if name == "hook_run":
+                name, params = "hook_runs", from_hook_run(params)
             if params[3] == EVENT_ID:
                 params = [*params[:3], event_id, *params[4:]]
-            runs.append(params)
+            conn.execute(SQL[name], params)
             continue
         if name in _WITH_TENANT:
             params = [*params, params[0]]
@@ -246,5 +248,3 @@ def execute(
         cur = conn.execute(SQL[name], params)
         if name == "event":
             event_id = cur.lastrowid
-    if runs:
-        conn.executemany(SQL["hook_run"], runs)

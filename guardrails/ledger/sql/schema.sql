@@ -1,5 +1,5 @@
 -- Generated from ledger/migrations and ledger/views by `make schemas`; do not edit.
--- Schema version 6.
+-- Schema version 7.
 
 CREATE TABLE _hookrails_migrations (number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);
 
@@ -16,21 +16,16 @@ CREATE TABLE events (
     created_at      TEXT NOT NULL
 , tenant_id TEXT);
 
-CREATE TABLE hook_runs (
-    id              INTEGER PRIMARY KEY,
-    session_id      TEXT NOT NULL,
-    event           TEXT NOT NULL,
-    tool_call_id    TEXT,                    -- joins tool_calls (session_id, tool_call_id)
-    event_id        INTEGER REFERENCES events (id),
-    hook            TEXT NOT NULL,
-    matcher         TEXT,
-    priority        INTEGER,
-    outcome         TEXT NOT NULL CHECK (outcome IN ('allow', 'deny', 'ask', 'block', 'halt',
-                    'modify', 'inject', 'noop', 'skipped', 'error', 'timeout', 'invalid', 'refused')),
-    duration_ms     REAL,
-    error           TEXT,
-    injected_chars  INTEGER NOT NULL DEFAULT 0,
-    created_at      TEXT NOT NULL
+CREATE TABLE hook_run_sets (
+    id            INTEGER PRIMARY KEY,
+    session_id    TEXT NOT NULL,
+    event         TEXT NOT NULL,
+    tool_call_id  TEXT,                      -- joins tool_calls (session_id, tool_call_id)
+    event_id      INTEGER REFERENCES events (id),
+    created_at    TEXT NOT NULL,
+    -- JSON: [[hook, matcher, priority, outcome, duration_ms, error, injected_chars], ...]
+    runs          TEXT NOT NULL,
+    flags         INTEGER NOT NULL DEFAULT 0
 );
 
 CREATE TABLE idempotency_keys (
@@ -105,12 +100,11 @@ CREATE INDEX events_by_session ON events (session_id, created_at);
 
 CREATE INDEX events_by_session_event ON events (session_id, event);
 
-CREATE INDEX hook_runs_by_call ON hook_runs (session_id, tool_call_id);
+CREATE INDEX hook_run_sets_by_event ON hook_run_sets (event_id) WHERE event_id IS NOT NULL;
 
-CREATE INDEX hook_runs_by_event ON hook_runs (event_id) WHERE event_id IS NOT NULL;
+CREATE INDEX hook_run_sets_failed ON hook_run_sets (created_at) WHERE (flags & 2) != 0;
 
-CREATE INDEX hook_runs_failed ON hook_runs (created_at)
-    WHERE outcome IN ('error', 'timeout', 'invalid', 'refused');
+CREATE INDEX hook_run_sets_notable ON hook_run_sets (session_id, tool_call_id) WHERE flags != 0;
 
 CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
 
@@ -137,20 +131,25 @@ SELECT
     t.tool_call_id,
     t.tool_call_arguments,
     t.reason,
-    h.hook,
-    h.matcher,
-    h.outcome AS hook_outcome
-FROM tool_calls AS t
-LEFT JOIN hook_runs AS h ON h.id = (
-    SELECT r.id
-    FROM hook_runs AS r
-    WHERE r.session_id = t.session_id
-      AND r.tool_call_id = t.tool_call_id
-      AND r.outcome IN ('deny', 'error', 'timeout', 'invalid', 'refused')
-    ORDER BY r.id
-    LIMIT 1
-)
-WHERE t.status = 'denied'
+    t.run ->> 0 AS hook,
+    t.run ->> 1 AS matcher,
+    t.run ->> 3 AS hook_outcome
+FROM (
+    SELECT
+        c.*,
+        (
+            SELECT r.value
+            FROM hook_run_sets AS s, json_each(s.runs) AS r
+            WHERE s.session_id = c.session_id
+              AND s.tool_call_id = c.tool_call_id
+              AND s.flags != 0
+              AND r.value ->> 3 IN ('deny', 'error', 'timeout', 'invalid', 'refused')
+            ORDER BY s.id, r.key
+            LIMIT 1
+        ) AS run
+    FROM tool_calls AS c
+    WHERE c.status = 'denied'
+) AS t
 ORDER BY t.started_at DESC, t.id DESC;
 
 CREATE VIEW failures AS
@@ -171,20 +170,60 @@ FROM (
     WHERE status IN ('error', 'interrupted')
     UNION ALL
     SELECT
-        created_at AS at,
+        s.created_at AS at,
         'hook' AS kind,
-        session_id,
-        event,
-        hook AS name,
-        outcome AS status,
-        tool_call_id,
+        s.session_id,
+        s.event,
+        r.value ->> 0 AS name,
+        r.value ->> 3 AS status,
+        s.tool_call_id,
         NULL AS error_type,
-        error AS error_message,
-        id
-    FROM hook_runs
-    WHERE outcome IN ('error', 'timeout', 'invalid', 'refused')
+        r.value ->> 5 AS error_message,
+        s.id * 65536 + r.key AS id
+    FROM hook_run_sets AS s, json_each(s.runs) AS r
+    WHERE (s.flags & 2) != 0 AND r.value ->> 3 IN ('error', 'timeout', 'invalid', 'refused')
 )
 ORDER BY at DESC, kind, id DESC;
+
+CREATE VIEW hook_runs AS
+SELECT
+    s.id * 65536 + r.key AS id,
+    s.session_id,
+    s.event,
+    s.tool_call_id,
+    s.event_id,
+    r.value ->> 0 AS hook,
+    r.value ->> 1 AS matcher,
+    r.value ->> 2 AS priority,
+    r.value ->> 3 AS outcome,
+    r.value ->> 4 AS duration_ms,
+    r.value ->> 5 AS error,
+    r.value ->> 6 AS injected_chars,
+    s.created_at,
+    s.flags
+FROM hook_run_sets AS s, json_each(s.runs) AS r;
+
+CREATE TRIGGER hook_runs_insert INSTEAD OF INSERT ON hook_runs
+BEGIN
+    INSERT INTO hook_run_sets (
+        id, session_id, event, tool_call_id, event_id, created_at, runs, flags
+    )
+    VALUES (
+        NEW.id,
+        NEW.session_id,
+        NEW.event,
+        NEW.tool_call_id,
+        NEW.event_id,
+        NEW.created_at,
+        json_array(json_array(
+            NEW.hook, NEW.matcher, NEW.priority, NEW.outcome, NEW.duration_ms, NEW.error,
+            coalesce(NEW.injected_chars, 0)
+        )),
+        (NEW.outcome IN ('deny', 'block', 'ask', 'halt'))
+            | ((NEW.outcome IN ('error', 'timeout', 'invalid', 'refused')) << 1)
+            | ((NEW.outcome = 'inject' OR coalesce(NEW.injected_chars, 0) > 0) << 2)
+    );
+END;
 
 CREATE VIEW repeated_calls AS
 WITH numbered AS (
@@ -261,8 +300,8 @@ SELECT
           AND e.decision = 'block'
     ) AS blocked_stops,
     (
-        SELECT coalesce(sum(h.injected_chars), 0) FROM hook_runs AS h
-        WHERE h.session_id = s.session_id
+        SELECT coalesce(sum(r.value ->> 6), 0) FROM hook_run_sets AS h, json_each(h.runs) AS r
+        WHERE h.session_id = s.session_id AND h.flags != 0 AND (h.flags & 4) != 0
     ) AS injected_chars,
     round((julianday(s.last_seen_at) - julianday(s.started_at)) * 86400.0, 3) AS duration_s
 FROM sessions AS s

@@ -75,7 +75,9 @@ def _session(path: str | Path) -> str:
 
 
 def _counts(path: str | Path) -> dict[str, int]:
-    tables = ("tool_calls", "events", "hook_runs", "sessions", "idempotency_keys", "session_state")
+    tables = (
+        "tool_calls", "events", "hook_run_sets", "sessions", "idempotency_keys", "session_state",
+    )  # fmt: skip
     return {t: _rows(path, f"SELECT count(*) FROM {t}")[0][0] for t in tables}
 
 
@@ -529,7 +531,7 @@ def test_tail_follow_stops_after_max_polls(filled_ledger: str) -> None:
 def test_export_every_table_as_json_lines(filled_ledger: str, table: str) -> None:
     out = _ok("ledger", "export", "-l", filled_ledger, "--table", table)
     rows = [json.loads(line) for line in out.splitlines()]
-    assert len(rows) == _counts(filled_ledger)[table]
+    assert len(rows) == _rows(filled_ledger, f"SELECT count(*) FROM {table}")[0][0]
     columns = [r[1] for r in _rows(filled_ledger, f"PRAGMA table_info({table})")]
     assert all(list(r) == columns for r in rows)
 
@@ -579,11 +581,11 @@ def test_prune_keep_days_dry_run_then_for_real(tmp_path: Path) -> None:
     assert "would delete" in out and "(dry run: nothing changed)" in out
     assert re.search(r"tool_calls\s+3\b", out) and re.search(r"sessions\s+1\b", out)
     assert _counts(path) == before and _digest(path) == digest
-    old_runs = _rows(path, "SELECT count(*) FROM hook_runs WHERE session_id = 'old-session'")[0][0]
-    old_runs += 2  # mixed-session's old pre and post hook runs
+    old_sets = _rows(path, "SELECT count(*) FROM hook_run_sets WHERE session_id = 'old-session'")
+    old_runs = old_sets[0][0] + 2  # mixed-session's old pre and post hook run sets
     out = _ok("ledger", "prune", "-l", path, "--keep-days", "30")
     assert re.search(r"tool_calls\s+3\b", out) and re.search(r"events\s+1\b", out)
-    assert re.search(rf"hook_runs\s+{old_runs}\b", out)
+    assert re.search(rf"hook_run_sets\s+{old_runs}\b", out)
     assert _rows(path, "SELECT count(*) FROM hook_runs") == [(2,)]  # whoami's
     assert _rows(path, "SELECT session_id FROM sessions") == [("mixed-session",)]
     assert _rows(path, "SELECT tool_call_arguments FROM tool_calls") == [('{"command": "whoami"}',)]

@@ -180,6 +180,10 @@ def _version_1_file(path: Path) -> None:
                     '"42 passed"', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:01.000Z');
         INSERT INTO events (session_id, event, decision, created_at)
             VALUES ('old-session', 'UserPromptSubmit', 'allow', '2025-01-01T00:00:00.000Z');
+        INSERT INTO hook_runs (session_id, event, tool_call_id, hook, matcher, priority, outcome,
+                               duration_ms, error, created_at)
+            VALUES ('old-session', 'PreToolUse', 'toolu_old', 'check', 'run_*', 5, 'error', 1.5,
+                    'ValueError: bad', '2025-01-01T00:00:00.000Z');
         PRAGMA user_version = 1;
         """
     )
@@ -209,8 +213,21 @@ def test_a_version_1_file_upgrades_to_the_latest_with_its_data(tmp_path: Path) -
     # what the later migrations create is there (0002: the lookup indexes; 0005: the query
     # indexes, and 0002's tool_calls_pending dropped: it was written twice per call)
     indexes = {r["name"] for r in rows(path, "SELECT name FROM sqlite_master WHERE type='index'")}
-    assert {"hook_runs_by_event", "events_by_kind", "tool_calls_by_start"} <= indexes
+    assert {"hook_run_sets_by_event", "events_by_kind", "tool_calls_by_start"} <= indexes
     assert "tool_calls_pending" not in indexes
+    # 0007: the hook_runs table's rows live on in hook_run_sets, shown by the hook_runs view
+    old_runs = rows(
+        path,
+        "SELECT session_id, event, tool_call_id, hook, matcher, priority, outcome, duration_ms, "
+        "error, injected_chars FROM hook_runs WHERE session_id = 'old-session'",
+    )
+    assert old_runs == [
+        {"session_id": "old-session", "event": "PreToolUse", "tool_call_id": "toolu_old",
+         "hook": "check", "matcher": "run_*", "priority": 5, "outcome": "error",
+         "duration_ms": 1.5, "error": "ValueError: bad", "injected_chars": 0},
+    ]  # fmt: skip
+    failed = rows(path, "SELECT name, status FROM failures WHERE kind = 'hook'")
+    assert failed == [{"name": "check", "status": "error"}]
 
 
 def test_a_new_file_gets_every_migration_recorded(ledger_path: str) -> None:

@@ -39,9 +39,10 @@ FROM (
     WHERE session_id = :session
     UNION ALL
     SELECT
-        created_at, 'hook_failure', 2, id, hook, event, outcome, NULL, tool_call_id, duration_ms,
-        NULL, error, NULL
-    FROM hook_runs
-    WHERE session_id = :session AND outcome IN ('error', 'timeout', 'invalid', 'refused')
+        s.created_at, 'hook_failure', 2, s.id * 65536 + r.key, r.value ->> 0, s.event,
+        r.value ->> 3, NULL, s.tool_call_id, r.value ->> 4, NULL, r.value ->> 5, NULL
+    FROM hook_run_sets AS s, json_each(s.runs) AS r
+    WHERE s.session_id = :session AND s.flags != 0 AND (s.flags & 2) != 0
+      AND r.value ->> 3 IN ('error', 'timeout', 'invalid', 'refused')
 )
 ORDER BY at, kind_order, id;

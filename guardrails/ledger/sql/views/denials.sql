@@ -28,18 +28,23 @@ SELECT
     t.tool_call_id,
     t.tool_call_arguments,
     t.reason,
-    h.hook,
-    h.matcher,
-    h.outcome AS hook_outcome
-FROM tool_calls AS t
-LEFT JOIN hook_runs AS h ON h.id = (
-    SELECT r.id
-    FROM hook_runs AS r
-    WHERE r.session_id = t.session_id
-      AND r.tool_call_id = t.tool_call_id
-      AND r.outcome IN ('deny', 'error', 'timeout', 'invalid', 'refused')
-    ORDER BY r.id
-    LIMIT 1
-)
-WHERE t.status = 'denied'
+    t.run ->> 0 AS hook,
+    t.run ->> 1 AS matcher,
+    t.run ->> 3 AS hook_outcome
+FROM (
+    SELECT
+        c.*,
+        (
+            SELECT r.value
+            FROM hook_run_sets AS s, json_each(s.runs) AS r
+            WHERE s.session_id = c.session_id
+              AND s.tool_call_id = c.tool_call_id
+              AND s.flags != 0
+              AND r.value ->> 3 IN ('deny', 'error', 'timeout', 'invalid', 'refused')
+            ORDER BY s.id, r.key
+            LIMIT 1
+        ) AS run
+    FROM tool_calls AS c
+    WHERE c.status = 'denied'
+) AS t
 ORDER BY t.started_at DESC, t.id DESC;

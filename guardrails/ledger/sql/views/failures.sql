@@ -32,17 +32,17 @@ FROM (
     WHERE status IN ('error', 'interrupted')
     UNION ALL
     SELECT
-        created_at AS at,
+        s.created_at AS at,
         'hook' AS kind,
-        session_id,
-        event,
-        hook AS name,
-        outcome AS status,
-        tool_call_id,
+        s.session_id,
+        s.event,
+        r.value ->> 0 AS name,
+        r.value ->> 3 AS status,
+        s.tool_call_id,
         NULL AS error_type,
-        error AS error_message,
-        id
-    FROM hook_runs
-    WHERE outcome IN ('error', 'timeout', 'invalid', 'refused')
+        r.value ->> 5 AS error_message,
+        s.id * 65536 + r.key AS id
+    FROM hook_run_sets AS s, json_each(s.runs) AS r
+    WHERE (s.flags & 2) != 0 AND r.value ->> 3 IN ('error', 'timeout', 'invalid', 'refused')
 )
 ORDER BY at DESC, kind, id DESC;

@@ -59,8 +59,8 @@ SELECT
           AND e.decision = 'block'
     ) AS blocked_stops,
     (
-        SELECT coalesce(sum(h.injected_chars), 0) FROM hook_runs AS h
-        WHERE h.session_id = s.session_id
+        SELECT coalesce(sum(r.value ->> 6), 0) FROM hook_run_sets AS h, json_each(h.runs) AS r
+        WHERE h.session_id = s.session_id AND h.flags != 0 AND (h.flags & 4) != 0
     ) AS injected_chars,
     round((julianday(s.last_seen_at) - julianday(s.started_at)) * 86400.0, 3) AS duration_s
 FROM sessions AS s

@@ -29,9 +29,10 @@ FROM (
     WHERE session_id = :session
     UNION ALL
     SELECT
-        created_at, 'hook_failure', 2, id, hook, event, outcome, NULL, tool_call_id, duration_ms,
-        NULL, error, NULL
-    FROM hook_runs
-    WHERE session_id = :session AND outcome IN ('error', 'timeout', 'invalid', 'refused')
+        s.created_at, 'hook_failure', 2, s.id * 65536 + r.n - 1, r.v ->> 0, s.event, r.v ->> 3,
+        NULL, s.tool_call_id, (r.v ->> 4)::double precision, NULL, r.v ->> 5, NULL
+    FROM hook_run_sets AS s CROSS JOIN LATERAL jsonb_array_elements(s.runs) WITH ORDINALITY AS r (v, n)
+    WHERE s.session_id = :session AND s.flags != 0 AND (s.flags & 2) != 0
+      AND r.v ->> 3 IN ('error', 'timeout', 'invalid', 'refused')
 ) AS timeline
 ORDER BY timeline.at, kind_order, id;

@@ -12,18 +12,19 @@ SELECT
     t.tool_call_id,
     t.tool_call_arguments::text AS tool_call_arguments,
     t.reason,
-    h.hook,
-    h.matcher,
-    h.outcome AS hook_outcome
+    h.run ->> 0 AS hook,
+    h.run ->> 1 AS matcher,
+    h.run ->> 3 AS hook_outcome
 FROM tool_calls AS t
-LEFT JOIN hook_runs AS h ON h.id = (
-    SELECT r.id
-    FROM hook_runs AS r
-    WHERE r.session_id = t.session_id
-      AND r.tool_call_id = t.tool_call_id
-      AND r.outcome IN ('deny', 'error', 'timeout', 'invalid', 'refused')
-    ORDER BY r.id
+LEFT JOIN LATERAL (
+    SELECT r.v AS run
+    FROM hook_run_sets AS s CROSS JOIN LATERAL jsonb_array_elements(s.runs) WITH ORDINALITY AS r (v, n)
+    WHERE s.session_id = t.session_id
+      AND s.tool_call_id = t.tool_call_id
+      AND s.flags != 0
+      AND r.v ->> 3 IN ('deny', 'error', 'timeout', 'invalid', 'refused')
+    ORDER BY s.id, r.n
     LIMIT 1
-)
+) AS h ON true
 WHERE t.status = 'denied'
 ORDER BY t.started_at DESC, t.id DESC;

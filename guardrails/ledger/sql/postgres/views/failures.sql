@@ -20,17 +20,17 @@ FROM (
     WHERE status IN ('error', 'interrupted')
     UNION ALL
     SELECT
-        created_at AS at,
+        s.created_at AS at,
         'hook' AS kind,
-        session_id,
-        event,
-        hook AS name,
-        outcome AS status,
-        tool_call_id,
+        s.session_id,
+        s.event,
+        r.v ->> 0 AS name,
+        r.v ->> 3 AS status,
+        s.tool_call_id,
         NULL AS error_type,
-        error AS error_message,
-        id
-    FROM hook_runs
-    WHERE outcome IN ('error', 'timeout', 'invalid', 'refused')
+        r.v ->> 5 AS error_message,
+        s.id * 65536 + r.n - 1 AS id
+    FROM hook_run_sets AS s CROSS JOIN LATERAL jsonb_array_elements(s.runs) WITH ORDINALITY AS r (v, n)
+    WHERE (s.flags & 2) != 0 AND r.v ->> 3 IN ('error', 'timeout', 'invalid', 'refused')
 ) AS f
 ORDER BY f.at DESC, kind, id DESC;

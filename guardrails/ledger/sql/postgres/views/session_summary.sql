@@ -43,8 +43,9 @@ LEFT JOIN (
     GROUP BY session_id
 ) AS e ON e.session_id = s.session_id
 LEFT JOIN (
-    SELECT session_id, sum(injected_chars) AS injected_chars
-    FROM hook_runs
-    GROUP BY session_id
+    SELECT s.session_id, sum((r.v ->> 6)::integer) AS injected_chars
+    FROM hook_run_sets AS s CROSS JOIN LATERAL jsonb_array_elements(s.runs) WITH ORDINALITY AS r (v, n)
+    WHERE (s.flags & 4) != 0
+    GROUP BY s.session_id
 ) AS h ON h.session_id = s.session_id
 ORDER BY s.started_at DESC, s.session_id;
