@@ -24,8 +24,8 @@ loop calibrated to ~150 ms, interleaved round-robin, gc off while timing):
 * ``hookrails``: the guarded call with ``ledger=Ledger(path)`` (``durable=True``
   for the FULL rows).
 * ``floor, ledger's statements``: the floor issuing exactly the statements the
-  ledger issues per call (session upsert, the call's INSERT and its UPDATE by
-  row id, one row per hook run), with precomputed parameters: the SQL share of the
+  ledger issues per call (the call's INSERT and its UPDATE by row id, each
+  event's hook runs as one row), with precomputed parameters: the SQL share of the
   ledger's cost, the rest being Python work.
 
 ``ledger_throughput`` runs workers (``multiprocessing``, spawn) that each open
@@ -163,14 +163,14 @@ def _floor(conn: sqlite3.Connection) -> Callable[[Any], Any]:
 
 
 def _floor_ledger_statements(conn: sqlite3.Connection) -> Callable[[Any], Any] | None:
-    """The ledger's own statements per call (7, in 2 transactions: the hot path's plain
-    INSERT and UPDATE by row id), parameters precomputed: what the SQL alone costs. None if
-    the statements are not found."""
+    """The ledger's own statements per call (4, in 2 transactions: the hot path's plain
+    INSERT and UPDATE by row id, and each event's hook runs as one ``hook_run_sets`` row),
+    parameters precomputed: what the SQL alone costs. None if the statements are not found."""
     try:
         from guardrails.ledger.sqlite_write import _POST_UPDATE, _PRE_INSERT
         from guardrails.ledger.sqlite_write import SQL as _SQL  # the statement table
 
-        sql = {k: _SQL[k] for k in ("session", "hook_run")}
+        sql = {"hook_runs": _SQL["hook_runs"]}
         sql["pre"], sql["post"] = _PRE_INSERT, _POST_UPDATE  # the hot path's, by row id
     except (ImportError, KeyError):
         return None
@@ -181,26 +181,23 @@ def _floor_ledger_statements(conn: sqlite3.Connection) -> Callable[[Any], Any] |
     at = "2025-01-01T00:00:00.000Z"
     pid = os.getpid()
     result = json.dumps(TOOL_OUTPUT, ensure_ascii=False)
-    session = (sid, "bench", None, "/tmp", at, at)
+    pre_runs = json.dumps([[h, TOOL, 100, "noop", 0.001, None, 0] for h in ("_noop", "_noop2")])
+    post_runs = json.dumps([["_noop_post", TOOL, 100, "noop", 0.001, None, 0]])
     urandom = os.urandom
 
     def floor(_: Any) -> Any:
         cid = "toolu_" + urandom(12).hex()
         ex("BEGIN IMMEDIATE")
-        ex(sql["session"], session)
         pre = (sid, "bench", None, None, cid, TOOL, args, args, ahash, "allow", None, "pending",
                at, None, None, pid, None, sid)  # fmt: skip
         rowid = ex(sql["pre"], pre).lastrowid
-        for hook in ("_noop", "_noop2"):
-            ex(sql["hook_run"], (sid, "PreToolUse", cid, None, hook, TOOL, 100, "noop", 0.001,
-                                 None, 0, at))  # fmt: skip
+        ex(sql["hook_runs"], (sid, "PreToolUse", cid, None, at, pre_runs, 0))
         ex("COMMIT")
         out = _tool(**TOOL_INPUT)
         ex("BEGIN IMMEDIATE")
         ex(sql["post"], (args, "ok", result, 0, len(result), None, None, at, 0.001, at, rowid, sid,
                          cid))  # fmt: skip
-        ex(sql["hook_run"], (sid, "PostToolUse", cid, None, "_noop_post", TOOL, 100, "noop",
-                             0.001, None, 0, at))  # fmt: skip
+        ex(sql["hook_runs"], (sid, "PostToolUse", cid, None, at, post_runs, 0))
         ex("COMMIT")
         return out
 

@@ -37,6 +37,8 @@ import json
 import re
 import sys
 
+from ._frozen import FrozenDict, FrozenList
+
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -71,7 +73,7 @@ def _sha256_hex(data: bytes) -> str:
     return str(sha256(data).hexdigest())
 
 
-__all__ = ["canonical_bytes", "canonical_hash", "canonical_json", "input_hash"]
+__all__ = ["canonical_bytes", "canonical_hash", "canonical_json", "input_hash", "json_encoder"]
 
 _INF = float("inf")
 #: patterns compiled (and cached by ``re``) when first used: compiling them costs a hook
@@ -87,9 +89,45 @@ _BASES: tuple[tuple[type, Any], ...] = (
     (list, list),
     (tuple, list),
 )
-_dumps = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-).encode
+
+
+def json_encoder(
+    *,
+    sort_keys: bool = False,
+    separators: tuple[str, str] = (", ", ": "),
+    default: Callable[[Any], Any] | None = None,
+) -> Callable[[Any], str]:
+    """``json.dumps(value, ensure_ascii=False, allow_nan=False, ...)`` as one call into
+    the C encoder, made once: ``JSONEncoder.encode`` builds that encoder again on every
+    call (a few microseconds per value on the ledger's hot path). No check for circular
+    containers: they end in ``RecursionError``, which every caller takes."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # no C accelerator: the pure-Python encoder
+        return json.JSONEncoder(
+            sort_keys=sort_keys,
+            separators=separators,
+            ensure_ascii=False,
+            allow_nan=False,
+            default=default,
+        ).encode
+
+    def refuse(value: Any) -> Any:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+    item_sep, key_sep = separators
+    chunks = make(
+        None, default or refuse, json.encoder.encode_basestring, None, key_sep, item_sep,
+        sort_keys, False, False,
+    )  # fmt: skip
+    join = "".join
+
+    def encode(value: Any) -> str:
+        return join(chunks(value, 0))
+
+    return encode
+
+
+_dumps = json_encoder(sort_keys=True, separators=(",", ":"))
 
 
 class _Bad(Exception):
@@ -111,7 +149,7 @@ def _norm(v: Any) -> Any:
         if v != v or v == _INF or v == -_INF:
             raise _Bad(ValueError(f"{v!r} is not a JSON number"))
         return int(v) if v.is_integer() else v
-    if t is dict:
+    if t is dict or t is FrozenDict:  # an event's frozen input: a dict to JSON
         out: dict[Any, Any] | None = None
         k: Any = None
         try:
@@ -132,7 +170,7 @@ def _norm(v: Any) -> Any:
                 bad.path.append(str(k))
             raise
         return v if out is None else out
-    if t is list or t is tuple:
+    if t is list or t is tuple or t is FrozenList:
         new: list[Any] | None = None
         i = 0
         try:

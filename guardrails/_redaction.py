@@ -327,19 +327,25 @@ _TRIGGER_WORDS = (
 
 
 def _may_hold_secret(text: str) -> bool:
-    """Whether ``text`` holds a trigger word. ASCII text is lowered and searched (the
-    same answer as ``re.IGNORECASE``, which folds only non-ASCII letters further);
+    """Whether ``text`` holds a trigger word. ASCII text is searched with ASCII case
+    folding (the same answer as ``re.IGNORECASE``, which folds only non-ASCII letters further);
     other text goes through the regex, which also folds the dotless i, the dotted capital
     I and the long s onto ASCII letters."""
     if text.isascii():
-        low = text.lower()
-        return any(word in low for word in _TRIGGER_WORDS)
+        return _trigger_ascii().search(text) is not None
     return _trigger().search(text) is not None
 
 
 @functools.cache
 def _trigger() -> re.Pattern[str]:
     return re.compile("|".join(map(re.escape, _TRIGGER_WORDS)), re.IGNORECASE)
+
+
+@functools.cache
+def _trigger_ascii() -> re.Pattern[str]:
+    """The trigger words for ASCII text: ASCII case folding only (one regex search is a
+    few times faster than a ``in`` test per word)."""
+    return re.compile("|".join(map(re.escape, _TRIGGER_WORDS)), re.IGNORECASE | re.ASCII)
 
 
 def _secret_groups(pattern: re.Pattern[str]) -> dict[str, tuple[str, ...]]:
@@ -506,6 +512,14 @@ class Redactor:
         return splitter
 
     # -- text ------------------------------------------------------------------------
+
+    def leaves(self, text: str) -> bool:
+        """Whether :meth:`redact_text` would surely leave ``text`` as it is, and
+        :meth:`redact` every string in a value whose JSON text this is (every secret key
+        name holds a trigger word too, and JSON escapes none of their characters): no
+        trigger word and no user pattern. A cheap test that lets the hot path skip the
+        walk of a value."""
+        return not self._user and not _may_hold_secret(text)
 
     def redact_text(self, text: str) -> str:
         """``text`` with every secret replaced by its mask."""

@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 import re
 
-from .._canonical_json import _sha256_hex, input_hash
+from .._canonical_json import _sha256_hex, input_hash, json_encoder
+from .._frozen import FrozenDict, FrozenList
+from .._redaction import MAX_DEPTH
 from ..results import UNSET
 from .common import escape_surrogates, iso_time
 
@@ -60,26 +62,33 @@ def truncation_marker(size: int, sha256: str, head: str) -> dict[str, Any]:
     return {"_truncated": True, "size": size, "sha256": sha256, "head": head}
 
 
-def _bound(value: Any, budget: int) -> int:
+def _bound(value: Any, budget: int, depth: int) -> int:
     """``budget`` less an upper bound of the UTF-8 bytes of ``value``'s JSON text (as
     ``json.dumps`` writes it), stopping once it is negative: a walk of the containers, no
-    serializing (a guarded call's ``{"command": "ls"}`` costs a fraction of a microsecond)."""
+    serializing (a guarded call's ``{"command": "ls"}`` costs a fraction of a microsecond).
+    Negative too for anything but plain JSON values (and frozen event values) nested at
+    most ``MAX_DEPTH`` deep: what the redactor may need to walk."""
     t = type(value)
     if t is str:
         return budget - len(value) * _MAX_CHAR_BYTES - 2
-    if t is dict:
+    if t is dict or t is FrozenDict:
+        if depth >= MAX_DEPTH:
+            return -1
         budget -= 2  # {}
         for k, v in value.items():
             # "key": value, -- a key JSON cannot hold is measured by _oversized
-            budget -= (len(k) if type(k) is str else 64) * _MAX_CHAR_BYTES + 6
-            budget = _bound(v, budget)
+            if type(k) is not str:
+                return -1
+            budget = _bound(v, budget - len(k) * _MAX_CHAR_BYTES - 6, depth + 1)
             if budget < 0:
                 break
         return budget
-    if t is list or t is tuple:
+    if t is list or t is tuple or t is FrozenList:
+        if depth >= MAX_DEPTH:
+            return -1
         budget -= 2  # []
         for v in value:
-            budget = _bound(v, budget - 2)  # value,
+            budget = _bound(v, budget - 2, depth + 1)  # value,
             if budget < 0:
                 break
         return budget
@@ -155,9 +164,7 @@ class EventRows:
         # json.dumps(value, ensure_ascii=False, allow_nan=False, default=...), without
         # building an encoder per value (a microsecond each, a few per event);
         # allow_nan=False: the column must stay valid JSON for json_extract()
-        self._encode = json.JSONEncoder(
-            ensure_ascii=False, allow_nan=False, default=self._text_of
-        ).encode
+        self._encode = json_encoder(default=self._text_of)
 
     def _text_of(self, value: Any) -> str:
         """What JSON cannot hold (bytes, objects) is stored as its redacted ``str``."""
@@ -167,10 +174,19 @@ class EventRows:
         """``(JSON text, truncated, size)`` of ``value``, redacted. A value whose JSON
         text is over ``cap`` UTF-8 bytes becomes a :func:`truncation marker
         <truncation_marker>`; ``size`` is the bytes of the whole text either way."""
-        if _bound(value, cap) < 0:  # it may be over the cap: measure it before redacting
+        if _bound(value, cap, 0) < 0:  # it may be over the cap: measure it before redacting
             big = self._oversized(value, cap)
             if big is not None:
                 return big
+        else:  # plain JSON values, not too deep: encoded as they are unless they may hold a
+            # secret (no walk of the value for the usual tool input or output)
+            try:
+                text = self._encode(value)
+            except (TypeError, ValueError, RecursionError):
+                text = ""
+            if text and self.redactor.leaves(text):
+                size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+                return text, False, size
         try:
             text = self._encode(self.redactor.redact(value))
         except (TypeError, ValueError, RecursionError):  # NaN, keys JSON refuses, deep nesting

@@ -500,9 +500,50 @@ def test_the_quick_size_bound_never_lets_a_value_over_the_cap_through(
 ) -> None:
     """``_bound`` decides whether a value is measured before it is stored: a value it
     calls small must be, in UTF-8 JSON bytes."""
-    if _bound(value_, cap) >= 0:
+    if _bound(value_, cap, 0) >= 0:
         text = json.dumps(value_, ensure_ascii=False)
         assert len(text.encode("utf-8", "surrogatepass")) <= cap
+
+
+SECRETISH = st.sampled_from(
+    ["ls", "sk-ant-" + "a" * 40, "password", "Bearer abc.def", "ApiKey", "token_count", "ok"]
+)
+SECRET_VALUES = st.recursive(
+    st.none() | st.integers() | st.text(max_size=8) | SECRETISH,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(max_size=6) | SECRETISH, inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value_=SECRET_VALUES)
+def test_the_unwalked_json_of_a_value_equals_its_redacted_json(value_: Any) -> None:
+    """The hot path encodes a plain value without walking it when its JSON text holds no
+    trigger word: what it stores equals redacting first, then encoding (frozen event values
+    included)."""
+    from guardrails._frozen import freeze
+    from guardrails._redaction import Redactor
+    from guardrails.ledger.records import EventRows
+
+    rows = EventRows(Redactor(()), 64 * 1024, 64 * 1024)
+    slow = json.dumps(Redactor(()).redact(value_), ensure_ascii=False, allow_nan=False)
+    assert rows._json(value_, 64 * 1024)[0] == slow
+    assert rows._json(freeze(value_), 64 * 1024)[0] == slow
+
+
+def test_a_value_nested_deeper_than_the_redactor_walks_is_still_masked_there() -> None:
+    from guardrails._redaction import MAX_DEPTH, Redactor
+    from guardrails.ledger.records import EventRows
+
+    deep: Any = "leaf"
+    for _ in range(MAX_DEPTH + 2):
+        deep = [deep]
+    text = EventRows(Redactor(()), 64 * 1024, 64 * 1024)._json(deep, 64 * 1024)[0]
+    assert text == json.dumps(Redactor(()).redact(deep), ensure_ascii=False)
+    assert "leaf" not in text
 
 
 def test_pre_tool_use_of_another_process_finds_its_capped_arguments(ledger_path: str) -> None:
