@@ -20,6 +20,7 @@ if str(HERE) not in sys.path:  # run as a script, sections import their siblings
     sys.path.insert(0, str(HERE))
 
 from bench_dispatch import async_dispatch, dispatch, rules_scaling  # noqa: E402
+from bench_group import group_commit  # noqa: E402
 from bench_hook import hook_process_cost  # noqa: E402
 from bench_idempotency import idempotency_claim_bench  # noqa: E402
 from bench_import import import_cost  # noqa: E402
@@ -46,6 +47,7 @@ SECTIONS: list[Callable[[], None]] = [
     hook_process_cost,
     ledger_call,
     ledger_throughput,
+    group_commit,
     ledger_queries,
     schema_guardrail_bench,
     idempotency_claim_bench,

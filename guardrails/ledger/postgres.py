@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import os
 import time
-from _thread import allocate_lock as _new_lock
 
 from ..errors import LedgerError
 from . import postgres_write as pgw
 from .common import logger, safe_url
 from .sqlite import DEFAULT_MAX_ARGUMENTS, DEFAULT_MAX_OUTPUT, Ledger
+from .sqlite_group import WriterLock
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ class PostgresLedger(Ledger):
         self.pool_size = pool_size
         self.claim_lease = claim_lease
         self._rows = EventRows(Redactor(tuple(redact_patterns)), max_output, max_arguments)
-        self._lock = _new_lock()
+        self._lock = WriterLock()
         self._pool: ConnectionPool[Any] | None = None
         self._degraded: str | None = None
         self._kind: str | None = None

@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from _thread import allocate_lock as _new_lock  # threading.Lock, without threading
 
 from ..errors import LedgerError
 from . import migrations
@@ -41,11 +40,13 @@ from .common import (
 )
 from .reader import LedgerReader
 from .records import EventRows
+from .sqlite_group import WriterLock
 from .sqlite_state import Settle, read_state
 from .sqlite_watch import Watch, already_there
 from .sqlite_write import SQL as _SQL
 from .sqlite_write import begin as _begin
 from .sqlite_write import commit as _commit
+from .sqlite_write import commit_many as _commit_many
 from .sqlite_write import execute as _execute
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
@@ -145,7 +146,7 @@ class Ledger:
         self.busy_timeout = busy_timeout
         # built now, so a bad pattern fails here and not in the middle of a tool call
         self._rows = EventRows(Redactor(tuple(redact_patterns)), max_output, max_arguments)
-        self._lock = _new_lock()
+        self._lock = WriterLock()
         self._conn: sqlite3.Connection | None = None
         #: (session, call id) -> rowid of the calls this writer started and not finished
         self._rowids: dict[tuple[str, str], int] = {}
@@ -367,40 +368,62 @@ class Ledger:
 
     def _write(self, ops: list[Op], settle: Settle | None = None) -> bool:
         """Commit ``ops`` (and settle the session's state, see :mod:`.sqlite_state`), or
-        spool them; whether they were committed into the file at ``self.path``."""
-        with self._lock:
+        spool them; whether they were committed into the file at ``self.path``. Events
+        that queue up behind another writer commit together (:mod:`.sqlite_group`)."""
+        return bool(self._lock.write((ops, settle), self._write_one, self._write_many))
+
+    def _write_many(self, items: list[tuple[list[Op], Settle | None]]) -> list[bool]:
+        """Several events in one transaction, in their order (:meth:`_write` for each, one
+        transaction apiece, when the file is not healthy or the batch fails)."""
+        conn = self._conn
+        if len(items) == 1 or conn is None or self._degraded is not None:
+            return [self._write_one(item) for item in items]
+        try:
+            done = _commit_many(conn, items, self._rowids, self.busy_timeout)
+        except Exception:  # each on its own: it commits, escapes what SQLite refuses, or spools
+            return [self._write_one(item) for item in items]
+        moved = None
+        for ops in done:
+            moved = self._watch.committed(ops) or moved
+        if moved is not None:  # committed into a file no longer at self.path
+            self._follow(moved, committed=True)
+            return [False] * len(items)
+        return [True] * len(items)
+
+    def _write_one(self, item: tuple[list[Op], Settle | None]) -> bool:
+        ops, settle = item
+        conn = self._conn
+        if conn is None and time.monotonic() >= self._reopen_at:
+            self._open()  # it could not be opened: try again, at most once a second
             conn = self._conn
-            if conn is None and time.monotonic() >= self._reopen_at:
-                self._open()  # it could not be opened: try again, at most once a second
-                conn = self._conn
-            if conn is None:
-                from .spool import append
+        if conn is None:
+            from .spool import append
 
-                append(self.path, ops)
+            append(self.path, ops)
+            return False
+        try:
+            ops = _commit(conn, ops, settle, rowids=self._rowids, timeout=self.busy_timeout)
+        except Exception as exc:  # sqlite errors, and values SQLite refuses to bind
+            if settle is not None:
+                ops = settle.ops  # the rows of the decision as it stands now
+            moved = self._watch.moved()
+            if moved is not None:  # it failed because the file went away
+                self._watch.pending.append(ops)
+                self._follow(moved, committed=False)
                 return False
-            try:
-                ops = _commit(conn, ops, settle, rowids=self._rowids, timeout=self.busy_timeout)
-            except Exception as exc:  # sqlite errors, and values SQLite refuses to bind
-                if settle is not None:
-                    ops = settle.ops  # the rows of the decision as it stands now
-                moved = self._watch.moved()
-                if moved is not None:  # it failed because the file went away
-                    self._watch.pending.append(ops)
-                    self._follow(moved, committed=False)
-                    return False
-                self._degrade(exc)
-                from .spool import append
+            self._degrade(exc)
+            from .spool import append
 
-                append(self.path, ops)
-                return False
-            moved = self._watch.committed(ops)
-            if moved is not None:  # committed into a file no longer at self.path
-                self._follow(moved, committed=True)
-                return False
-            if self._degraded is not None:  # writable again; the spool waits for recover()
-                logger().info("hookrails ledger %s is writable again", self.path)
-                self._degraded = self._kind = None
-            return True
+            append(self.path, ops)
+            return False
+        moved = self._watch.committed(ops)
+        if moved is not None:  # committed into a file no longer at self.path
+            self._follow(moved, committed=True)
+            return False
+        if self._degraded is not None:  # writable again; the spool waits for recover()
+            logger().info("hookrails ledger %s is writable again", self.path)
+            self._degraded = self._kind = None
+        return True
 
     # --- the file deleted or replaced under this writer -------------------------------
 
@@ -624,7 +647,7 @@ class Ledger:
         be imported go, with why, to ``<spool>.rejected``; the others are imported.
         """
         from .spool import RecoverReport, spool_paths
-        from .sqlite_recover import import_spool, mark_stale
+        from .sqlite_recover import cannot_recover, import_spool, mark_stale
 
         with self._lock:
             if self._conn is not None and self._degraded is None:
@@ -636,7 +659,7 @@ class Ledger:
                 self._open()
             conn = self._conn
             if conn is None:
-                raise self._cannot_recover()
+                raise cannot_recover(self.path, self._kind, self._degraded)
             report = RecoverReport()
             try:
                 for spool in dict.fromkeys(spool_paths(self.path)):
@@ -659,32 +682,6 @@ class Ledger:
                 ) from exc
             self._degraded = self._kind = None
         return report
-
-    def _cannot_recover(self) -> LedgerError:
-        from .spool import spool_paths
-
-        kind = self._kind or "error"
-        waiting = [
-            f
-            for s in dict.fromkeys(spool_paths(self.path))
-            for f in (s, s + ".importing")
-            if os.path.exists(f)
-        ]
-        where = f"; the spooled records stay in {', '.join(waiting)}" if waiting else ""
-        if kind == "corrupt":
-            advice = (
-                "SQLite cannot read it, so nothing can be imported into it: move it aside "
-                "(keep it for inspection) and run recover again to import into a fresh ledger"
-            )
-        elif kind == "newer_schema":
-            advice = "run recover with that newer hookrails (upgrade this one)"
-        else:
-            advice = "fix the cause and run recover again"
-        return LedgerError(
-            f"cannot recover into this ledger ({self._degraded}): {advice}{where}",
-            path=self.path,
-            kind=kind,
-        )
 
 
 if TYPE_CHECKING:

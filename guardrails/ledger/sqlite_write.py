@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .records import Op
     from .sqlite_state import Settle
 
-__all__ = ["SQL", "begin", "busy_retry", "commit", "execute", "transaction"]
+__all__ = ["SQL", "begin", "busy_retry", "commit", "commit_many", "execute", "transaction"]
 
 # --- statements (named, so the spool can store a name and parameters) -------------
 
@@ -168,6 +168,34 @@ def commit(
         return transaction(conn, ops, settle, False, rowids, timeout)
     except UnicodeEncodeError:
         return transaction(conn, ops, settle, True, rowids, timeout)
+
+
+def commit_many(
+    conn: sqlite3.Connection,
+    items: Sequence[tuple[list[Op], Settle | None]],
+    rowids: dict[tuple[str, str], int],
+    timeout: float,
+) -> list[list[Op]]:
+    """Several events' statements in one transaction (group commit), each settled right
+    before its own statements, in order; the rows written. Raises when any fails, with
+    nothing committed: the caller then writes them one at a time."""
+    begin(conn, timeout)
+    try:
+        done = []
+        for ops, settle in items:
+            if settle is not None:
+                ops = settle(conn, ops)
+            execute(conn, ops, rowids)
+            done.append(ops)
+        conn.execute("COMMIT")
+        return done
+    except BaseException:
+        if conn.in_transaction:
+            try:  # noqa: SIM105  # contextlib.suppress: contextlib costs a hook 0.5 ms
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+        raise
 
 
 def transaction(

@@ -82,7 +82,7 @@ def _replace(db: str, tmp: Path) -> None:
     os.replace(other, db)
 
 
-#: (id, the fault, whether the calls before it stay in the file at the path)
+#: (id, the fault, whether the calls before it must stay in the file at the path)
 FAULTS = [
     ("wal-deleted", _remove("-wal"), True),
     ("db-deleted", _remove(""), False),
@@ -112,7 +112,9 @@ def test_a_writer_killed_after_its_file_was_broken_loses_nothing(
     assert report.rejected == 0
     found = {r["tool_call_id"]: r["status"] for r in rows(db, "SELECT * FROM tool_calls")}
     assert {found.get(f"toolu_after_{i}") for i in range(30)} == {"ok"}
-    assert all(f"toolu_before_{i}" in found for i in range(5)) == kept
+    if kept:  # a deleted or replaced file may keep them too: the writer writes again what
+        # it committed since its last look at the file (at most a millisecond's worth)
+        assert all(f"toolu_before_{i}" in found for i in range(5))
     assert value(db, "PRAGMA integrity_check") == "ok"
 
 
