@@ -119,7 +119,7 @@ def group_commit() -> None:
                 grouped: list[float] = []
                 single: list[float] = []
                 for r in range(ROUNDS):
-                    for grouped_now in ((True, False) if r % 2 == 0 else (False, True)):
+                    for grouped_now in (True, False) if r % 2 == 0 else (False, True):
                         led = _ledger(tmp, f"{kind}-{n}-{r}-{grouped_now}.db", grouped_now)
                         try:
                             (grouped if grouped_now else single).append(rate(led, n))
