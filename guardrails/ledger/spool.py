@@ -36,6 +36,7 @@ __all__ = [
     "RecoverReport",
     "append",
     "finish",
+    "line_of",
     "parse",
     "reject",
     "spool_path",
@@ -90,8 +91,7 @@ def spool_path(path: str) -> str:
 def append(path: str, ops: list[Op]) -> None:
     """Spool one record for the ledger at ``path``; when no spool can be written either,
     say so loudly (the Guard keeps guarding)."""
-    line = json.dumps({"v": FORMAT, "ops": [[n, p] for n, p in ops]}, default=str) + "\n"
-    data = line.encode("utf-8", "surrogateescape")
+    data = line_of(ops)
     first = spool_path(path)
     error: OSError | str = "no spool location"
     for target in dict.fromkeys((first, _temp_spool(path))):
@@ -106,7 +106,13 @@ def append(path: str, ops: list[Op]) -> None:
     logger().error("hookrails ledger spool %s failed: %s; record lost", first, error)
 
 
-def _append(target: str, data: bytes) -> int:
+def line_of(ops: list[Op]) -> bytes:
+    """One record's line, as the spool and the journal (:mod:`.journal`) hold it."""
+    line = json.dumps({"v": FORMAT, "ops": [[n, p] for n, p in ops]}, default=str) + "\n"
+    return line.encode("utf-8", "surrogateescape")
+
+
+def _append(target: str, data: bytes, *, fsync: bool = False) -> int:
     """Write ``data`` at the end of the file at ``target`` under a shared lock, into the file
     that is at ``target`` once locked: :func:`take` renames the spool and then takes the
     lock exclusively, so a record is either in what it reads or in the next spool, never
@@ -122,7 +128,10 @@ def _append(target: str, data: bytes) -> int:
                     moved = True
                 if moved:  # taken meanwhile: append to the spool now at the path
                     continue
-            return os.write(fd, data)
+            written = os.write(fd, data)
+            if fsync:
+                os.fsync(fd)
+            return written
         finally:
             os.close(fd)
     raise OSError(f"{target} kept being taken while appending")

@@ -41,6 +41,7 @@ from .common import (
 )
 from .reader import LedgerReader
 from .records import EventRows
+from .journal import waiting as _journal_waiting
 from .sqlite_state import Settle, read_state
 from .sqlite_watch import Watch, already_there
 from .sqlite_write import SQL as _SQL
@@ -73,6 +74,12 @@ _REOPEN_INTERVAL = 1.0
 _REPORTED_NEWER: set[str] = set()
 #: connections closed with ``checkpoint=False``: held until the process ends
 _KEPT_OPEN: list[sqlite3.Connection] = []
+
+
+def _catch_up(conn: sqlite3.Connection, path: str, timeout: float, opened: bool = False) -> None:
+    from .journal_import import catch_up  # loaded when a journal waits, or at an open
+
+    catch_up(conn, path, timeout, opened)
 
 
 def _env_is_url() -> bool:
@@ -272,6 +279,7 @@ class Ledger:
             return
         self._watch.opened()
         self._conn = conn
+        _catch_up(conn, self.path, self.busy_timeout, opened=True)
 
     def _close_connection(self) -> None:
         if self._conn is not None:
@@ -325,7 +333,9 @@ class Ledger:
         if self._unbound:
             self._bind(None)
         if self._reader is None:
-            self._reader = LedgerReader(self.path)
+            from .journal_import import ImportingReader
+
+            self._reader = ImportingReader(self.path, self.import_journal)
         return self._reader
 
     # --- degraded mode ------------------------------------------------------------
@@ -378,6 +388,8 @@ class Ledger:
 
                 append(self.path, ops)
                 return False
+            if _journal_waiting(self.path):
+                _catch_up(conn, self.path, self.busy_timeout)
             try:
                 ops = _commit(conn, ops, settle, rowids=self._rowids, timeout=self.busy_timeout)
             except Exception as exc:  # sqlite errors, and values SQLite refuses to bind
@@ -401,6 +413,15 @@ class Ledger:
                 logger().info("hookrails ledger %s is writable again", self.path)
                 self._degraded = self._kind = None
             return True
+
+    def import_journal(self) -> None:
+        """Import what ``hookrails hook`` processes journaled (:mod:`.journal`): a reader's
+        first step."""
+        with self._lock:
+            if self._unbound:
+                self._open()
+            if self._conn is not None and _journal_waiting(self.path):
+                _catch_up(self._conn, self.path, self.busy_timeout)
 
     # --- the file deleted or replaced under this writer -------------------------------
 
@@ -491,6 +512,10 @@ class Ledger:
         if change.halt is not None:  # kept like a reason: redacted
             change.halt = self._rows.redactor.redact_text(change.halt)
         settle = Settle(self._rows, decision, change, now, agent, tenant, owner_pid, ops)
+        if change.halt is not None:  # marked in its transaction: no gate is journaled past it
+            from .journal_import import marking
+
+            settle = marking(settle, self.path)
         return settle.settled if self._write(ops, settle) else None
 
     def session_state(self, session_id: str, agent: str) -> SessionState | None:
@@ -503,6 +528,8 @@ class Ledger:
                 raise LedgerError(
                     f"the ledger cannot be read ({self.degraded})", path=self.path, kind="degraded"
                 )
+            if _journal_waiting(self.path):
+                _catch_up(conn, self.path, self.busy_timeout)
             try:
                 return read_state(conn, session_id, agent)
             except sqlite3.Error as exc:
@@ -636,9 +663,14 @@ class Ledger:
                 self._open()
             conn = self._conn
             if conn is None:
-                raise self._cannot_recover()
+                from .sqlite_recover import cannot_recover
+
+                raise cannot_recover(self.path, self._kind, self._degraded)
             report = RecoverReport()
             try:
+                from .journal_import import import_journal
+
+                report.imported, report.rejected = import_journal(conn, self.path, self.busy_timeout)
                 for spool in dict.fromkeys(spool_paths(self.path)):
                     counts = import_spool(conn, spool, _SQL, _execute, self.busy_timeout)
                     if counts is not None:
@@ -659,32 +691,6 @@ class Ledger:
                 ) from exc
             self._degraded = self._kind = None
         return report
-
-    def _cannot_recover(self) -> LedgerError:
-        from .spool import spool_paths
-
-        kind = self._kind or "error"
-        waiting = [
-            f
-            for s in dict.fromkeys(spool_paths(self.path))
-            for f in (s, s + ".importing")
-            if os.path.exists(f)
-        ]
-        where = f"; the spooled records stay in {', '.join(waiting)}" if waiting else ""
-        if kind == "corrupt":
-            advice = (
-                "SQLite cannot read it, so nothing can be imported into it: move it aside "
-                "(keep it for inspection) and run recover again to import into a fresh ledger"
-            )
-        elif kind == "newer_schema":
-            advice = "run recover with that newer hookrails (upgrade this one)"
-        else:
-            advice = "fix the cause and run recover again"
-        return LedgerError(
-            f"cannot recover into this ledger ({self._degraded}): {advice}{where}",
-            path=self.path,
-            kind=kind,
-        )
 
 
 if TYPE_CHECKING:

@@ -12,6 +12,7 @@ import sqlite3
 import time
 
 from . import spool as spooled
+from ..errors import LedgerError
 from .common import iso_time, process_alive
 from .records import escape_ops
 from .sqlite_write import begin
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
     from .records import Op
 
-__all__ = ["import_spool", "mark_stale"]
+__all__ = ["cannot_recover", "import_spool", "mark_stale"]
 
 #: what one record's values can raise: that record is rejected, the import goes on.
 #: Anything else (locked, full, I/O: sqlite3.OperationalError) stops the import, rolls
@@ -118,3 +119,26 @@ def mark_stale(
         )
         conn.execute("COMMIT")
     return len(stale)
+
+
+def cannot_recover(path: str, kind: str | None, degraded: str | None) -> LedgerError:
+    """Why ``recover`` cannot import into the file at ``path``, with what to do and where
+    the spooled (and journaled) records wait."""
+    from .journal import journal_path
+
+    kind = kind or "error"
+    files = [*dict.fromkeys(spooled.spool_paths(path)), journal_path(path)]
+    waiting = [f for s in files for f in (s, s + ".importing") if os.path.exists(f)]
+    where = f"; the spooled records stay in {', '.join(waiting)}" if waiting else ""
+    if kind == "corrupt":
+        advice = (
+            "SQLite cannot read it, so nothing can be imported into it: move it aside "
+            "(keep it for inspection) and run recover again to import into a fresh ledger"
+        )
+    elif kind == "newer_schema":
+        advice = "run recover with that newer hookrails (upgrade this one)"
+    else:
+        advice = "fix the cause and run recover again"
+    return LedgerError(
+        f"cannot recover into this ledger ({degraded}): {advice}{where}", path=path, kind=kind
+    )
