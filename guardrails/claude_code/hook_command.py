@@ -479,31 +479,34 @@ def _ledger(options: HookOptions, definition: AgentDefinition) -> Ledger | Journ
     if options.no_ledger:
         return None
     try:
-        return _open_ledger(options.ledger, definition, journal=True)
+        return _journal_or_ledger(options.ledger, definition)
     except Exception as exc:
         _stderr(f"hookrails: the ledger is not recording this event: {describe(exc)}")
         return None
 
 
-def _open_ledger(
-    location: str | None, definition: AgentDefinition | None, *, journal: bool = False
-) -> Ledger | JournalLedger:
-    """A ledger for this process: a PostgreSQL one only spools here (``relay``); a SQLite
-    file, with ``journal``, journals what needs no session state (``ledger.journal``: the
-    file is opened, and ``sqlite3`` imported, only when something needs it)."""
+def _open_ledger(location: str | None, definition: AgentDefinition | None) -> Ledger:
+    """A ledger for this process: a PostgreSQL one only spools here (``relay``)."""
     from ..ledger.common import is_url, resolve_ledger_path
+    from ..ledger.sqlite import Ledger
 
     if is_url(resolve_ledger_path(location, definition)):
         from ..ledger.postgres_spool import SpoolOnlyLedger
 
         return SpoolOnlyLedger(location, definition=definition)
-    if journal:
-        from ..ledger.journal import JournalLedger
-
-        return JournalLedger(location, definition=definition)
-    from ..ledger.sqlite import Ledger
-
     return Ledger(location, definition=definition)
+
+
+def _journal_or_ledger(location: str | None, definition: AgentDefinition) -> Ledger | JournalLedger:
+    """A SQLite file's events that need no session state are journaled (``ledger.journal``:
+    the file is opened, and ``sqlite3`` imported, only when something needs it)."""
+    from ..ledger.common import is_url, resolve_ledger_path
+
+    if is_url(resolve_ledger_path(location, definition)):
+        return _open_ledger(location, definition)
+    from ..ledger.journal import JournalLedger
+
+    return JournalLedger(location, definition=definition)
 
 
 def _relayed(

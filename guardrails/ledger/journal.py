@@ -150,8 +150,10 @@ def _journals(change: StateChange | None) -> int:
     """0: the event needs the store; 1: it can be journaled; 2: it can, unless halted."""
     if change is None or not change.active:
         return 1
-    if change.gate and not (change.new_turn or change.inject or change.end_turn) and (
-        change.halt is None
+    if (
+        change.gate
+        and not (change.new_turn or change.inject or change.end_turn)
+        and (change.halt is None)
     ):
         return 2
     return 0
@@ -243,9 +245,13 @@ class JournalLedger:
         (its marker, or no markers kept yet) or the store is open; otherwise ``None``, as
         for a session with nothing that gates it. The budget already used is settled by
         the store when the event injects (such an event is never journaled)."""
-        if self._store is None and os.path.isdir(halts_folder(self.path)):
-            if not os.path.exists(_marker(self.path, session_id, agent)):
-                return None
+        path = self.path
+        if (
+            self._store is None
+            and os.path.isdir(halts_folder(path))
+            and not os.path.exists(_marker(path, session_id, agent))
+        ):
+            return None
         return self.store().session_state(session_id, agent)
 
     def close(self, *, checkpoint: bool = True) -> None:

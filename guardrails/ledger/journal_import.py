@@ -34,7 +34,15 @@ if TYPE_CHECKING:
 
     from .records import Op
 
-__all__ = ["ImportingReader", "MarkingSettle", "catch_up", "import_journal", "import_pending", "marking", "seed_halts"]
+__all__ = [
+    "ImportingReader",
+    "MarkingSettle",
+    "catch_up",
+    "import_journal",
+    "import_pending",
+    "marking",
+    "seed_halts",
+]
 
 
 def catch_up(conn: sqlite3.Connection, path: str, timeout: float, opened: bool = False) -> None:
@@ -177,6 +185,7 @@ class MarkingSettle(Settle):
     marker (:func:`.journal.mark_halted`) is made in the transaction, before the settle."""
 
     __slots__ = ("path",)
+    path: str
 
     def __call__(self, conn: Any, ops: list[Op]) -> list[Op]:
         mark_halted(self.path, self.decision.event.session_id, self.agent)

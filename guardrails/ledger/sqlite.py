@@ -39,9 +39,9 @@ from .common import (
     open_failure_kind,
     resolve_ledger_path,
 )
+from .journal import waiting as _journal_waiting
 from .reader import LedgerReader
 from .records import EventRows
-from .journal import waiting as _journal_waiting
 from .sqlite_state import Settle, read_state
 from .sqlite_watch import Watch, already_there
 from .sqlite_write import SQL as _SQL
@@ -670,7 +670,9 @@ class Ledger:
             try:
                 from .journal_import import import_journal
 
-                report.imported, report.rejected = import_journal(conn, self.path, self.busy_timeout)
+                report.imported, report.rejected = import_journal(
+                    conn, self.path, self.busy_timeout
+                )
                 for spool in dict.fromkeys(spool_paths(self.path)):
                     counts = import_spool(conn, spool, _SQL, _execute, self.busy_timeout)
                     if counts is not None:

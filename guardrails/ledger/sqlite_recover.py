@@ -11,8 +11,8 @@ import os
 import sqlite3
 import time
 
-from . import spool as spooled
 from ..errors import LedgerError
+from . import spool as spooled
 from .common import iso_time, process_alive
 from .records import escape_ops
 from .sqlite_write import begin
