@@ -651,6 +651,7 @@ class Ledger:
         be imported go, with why, to ``<spool>.rejected``; the others are imported.
         """
         from .spool import RecoverReport, spool_paths
+        from .journal_import import import_journal
         from .sqlite_recover import import_spool, mark_stale
 
         with self._lock:
@@ -668,11 +669,8 @@ class Ledger:
                 raise cannot_recover(self.path, self._kind, self._degraded)
             report = RecoverReport()
             try:
-                from .journal_import import import_journal
-
-                report.imported, report.rejected = import_journal(
-                    conn, self.path, self.busy_timeout
-                )
+                got = import_journal(conn, self.path, self.busy_timeout)  # hook processes'
+                report.imported, report.rejected = got
                 for spool in dict.fromkeys(spool_paths(self.path)):
                     counts = import_spool(conn, spool, _SQL, _execute, self.busy_timeout)
                     if counts is not None:
