@@ -650,8 +650,8 @@ class Ledger:
         ``newer_schema``: a newer hookrails recovers it). Spooled records that cannot
         be imported go, with why, to ``<spool>.rejected``; the others are imported.
         """
-        from .spool import RecoverReport, spool_paths
         from .journal_import import import_journal
+        from .spool import RecoverReport, spool_paths
         from .sqlite_recover import import_spool, mark_stale
 
         with self._lock:
