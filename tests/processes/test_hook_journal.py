@@ -83,8 +83,14 @@ def _env(tmp: Path) -> dict[str, str]:
 
 
 def _hook(tmp: Path, command: str, call: str) -> dict[str, object]:
-    event = {"session_id": SID, "cwd": str(tmp), "hook_event_name": "PreToolUse",
-             "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": call}  # fmt: skip
+    event = {
+        "session_id": SID,
+        "cwd": str(tmp),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": call,
+    }
     proc = subprocess.run(
         [sys.executable, "-m", "guardrails", "hook", "--config", str(tmp / "agent.yaml"),
          "--ledger", str(tmp / "ledger.db")],
