@@ -25,6 +25,7 @@ This module is on the hook path: ``os`` and the records module only.
 
 from __future__ import annotations
 
+import json
 import os
 
 from .records import EventRows
@@ -53,6 +54,8 @@ __all__ = [
 #: not imported from there: that module imports ``sqlite3``
 _CAP = 64 * 1024
 _LOCK_SH, _LOCK_EX = 1, 2  # fcntl.LOCK_SH, fcntl.LOCK_EX
+#: the spool format this hookrails writes (``spool.FORMAT``), and the newest it imports
+FORMAT = 1
 
 
 def journal_path(path: str) -> str:
@@ -98,15 +101,45 @@ except ImportError:  # pragma: no cover - Windows: no flock; gates then take the
     _flock = None  # type: ignore[assignment]
 
 
+def line_of(ops: list[Op]) -> bytes:
+    """One record's line, as the spool (:mod:`.spool`) and the journal hold it."""
+    line = json.dumps({"v": FORMAT, "ops": [[n, p] for n, p in ops]}, default=str) + "\n"
+    return line.encode("utf-8", "surrogateescape")
+
+
+def append_line(target: str, data: bytes, *, fsync: bool = False) -> int:
+    """Write ``data`` at the end of the file at ``target`` under a shared lock, into the file
+    that is at ``target`` once locked: an import (:func:`.spool.take`) renames the file and
+    then takes the lock exclusively, so a record is either in what it reads or in the next
+    file, never written into one it already read. Here, not in :mod:`.spool`, so a hook
+    process that journals does not import that module."""
+    for _ in range(100):
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            if _flock is not None:
+                _flock(fd, _LOCK_SH)
+                try:
+                    moved = os.fstat(fd).st_ino != os.stat(target).st_ino
+                except FileNotFoundError:
+                    moved = True
+                if moved:  # taken meanwhile: append to the file now at the path
+                    continue
+            written = os.write(fd, data)
+            if fsync:
+                os.fsync(fd)
+            return written
+        finally:
+            os.close(fd)
+    raise OSError(f"{target} kept being taken while appending")
+
+
 def append(path: str, ops: list[Op], durable: bool = False) -> bool:
     """Journal one event's rows for the ledger ``path``: one ``O_APPEND`` write of one
-    line (the spool's format, :mod:`.spool`), fsynced when ``durable``. False when it
-    could not be written whole (the caller takes the store)."""
-    from .spool import _append, line_of
-
+    line (the spool's format), fsynced when ``durable``. False when it could not be
+    written whole (the caller takes the store)."""
     data = line_of(ops)
     try:
-        written = _append(journal_path(path), data, fsync=durable)
+        written = append_line(journal_path(path), data, fsync=durable)
     except OSError:
         return False
     return written == len(data)
