@@ -1,5 +1,7 @@
 """Reading a ledger the way another process would: a connection of its own (a SQLite file,
-or a PostgreSQL URL, read so it answers as the file does: ISO text times, JSON as text)."""
+or a PostgreSQL URL, read so it answers as the file does: ISO text times, JSON as text).
+What ``hookrails hook`` processes journaled is imported first, as every hookrails reader
+does (``guardrails.ledger.journal``)."""
 
 from __future__ import annotations
 
@@ -11,12 +13,21 @@ from typing import Any
 def rows(path: str | Path, sql: str, *params: Any) -> list[dict[str, Any]]:
     if isinstance(path, str) and path.startswith("postgresql://"):
         return _pg_rows(path, sql, params)
+    _catch_up(path)
     conn = sqlite3.connect(path)
     conn.row_factory = sqlite3.Row
     try:
         return [dict(r) for r in conn.execute(sql, params)]
     finally:
         conn.close()
+
+
+def _catch_up(path: str | Path) -> None:
+    from guardrails.ledger.journal import waiting
+    from guardrails.ledger.journal_import import import_pending
+
+    if waiting(str(path)):
+        import_pending(str(path))
 
 
 def _pg_rows(url: str, sql: str, params: tuple[Any, ...]) -> list[dict[str, Any]]:
@@ -37,6 +48,7 @@ def execute(path: str | Path, sql: str, *params: Any) -> None:
     if isinstance(path, str) and path.startswith("postgresql://"):
         _pg_rows(path, sql, params)
         return
+    _catch_up(path)
     conn = sqlite3.connect(path)
     try:
         conn.execute(sql, params)

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 
     from ..definition.model import AgentDefinition
     from ..events import Event
+    from ..ledger.journal import JournalLedger
     from ..ledger.sqlite import Ledger
 
 __all__ = ["USAGE", "HookEscape", "HookOptions", "finish", "main", "parse_args", "run"]
@@ -408,7 +409,8 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
 
         # check=False: schemas are compiled by the call that needs them (a broken one fails that
         # call closed), not at load for every event of a one-event process
-        guard = Guard(definition, ledger=ledger if ledger is not None else False, check=False)
+        guard = Guard(definition, ledger=False, check=False)
+        guard.ledger = ledger  # type: ignore[assignment]  # a JournalLedger stands for a Ledger
         decision = guard.emit_sync(event)  # recorded in the ledger too
         answer = decision.to_claude()
         if stale is not None:  # decided, and the user told the install is out of date
@@ -423,8 +425,8 @@ def _decide(state: _State, stdin: bytes | None, problem: str | None) -> tuple[in
         if decision.denied or decision.blocked or decision.halted:
             fallback = decision.reason or "blocked by hookrails"
         if ledger is not None:
-            # the record is committed (in the WAL); when the process ends with os._exit, the
-            # checkpoint and WAL delete a close would do are left to the next writer
+            # the record is journaled, or committed (in the WAL); when the process ends with
+            # os._exit, the checkpoint and WAL delete a close would do are left to the next writer
             ledger.close(checkpoint=not _ENDS_PROCESS)
         if state.event == "WorktreeCreate":  # a command hook answers the path, as text
             return hook_setup.worktree_answer(decision, fallback)
@@ -470,14 +472,14 @@ def _payload(raw: bytes, state: _State) -> dict[str, Any]:
     return payload
 
 
-def _ledger(options: HookOptions, definition: AgentDefinition) -> Ledger | None:
+def _ledger(options: HookOptions, definition: AgentDefinition) -> Ledger | JournalLedger | None:
     """The ledger to record into: ``--ledger`` > ``$HOOKRAILS_LEDGER`` > the definition's
     ``ledger:`` > ``.hookrails/ledger.db``; none with ``--no-ledger``. One that cannot be
     opened is reported on stderr and the event is still decided."""
     if options.no_ledger:
         return None
     try:
-        return _open_ledger(options.ledger, definition)
+        return _journal_or_ledger(options.ledger, definition)
     except Exception as exc:
         _stderr(f"hookrails: the ledger is not recording this event: {describe(exc)}")
         return None
@@ -493,6 +495,18 @@ def _open_ledger(location: str | None, definition: AgentDefinition | None) -> Le
 
         return SpoolOnlyLedger(location, definition=definition)
     return Ledger(location, definition=definition)
+
+
+def _journal_or_ledger(location: str | None, definition: AgentDefinition) -> Ledger | JournalLedger:
+    """A SQLite file's events that need no session state are journaled (``ledger.journal``:
+    the file is opened, and ``sqlite3`` imported, only when something needs it)."""
+    from ..ledger.common import is_url, resolve_ledger_path
+
+    if is_url(resolve_ledger_path(location, definition)):
+        return _open_ledger(location, definition)
+    from ..ledger.journal import JournalLedger
+
+    return JournalLedger(location, definition=definition)
 
 
 def _relayed(

@@ -32,10 +32,23 @@ def _ledger_options(fn: Any) -> Any:
     )(fn)
 
 
-def _path(ledger_file: str | None, config: str | None) -> str:
+def _path(ledger_file: str | None, config: str | None, *, catch_up: bool = True) -> str:
+    """The ledger these options choose; with ``catch_up``, what hook processes journaled is
+    imported first, so every command sees it (a file that cannot be written: a warning)."""
     from ..ledger.admin import ledger_path
 
-    return ledger_path(ledger_file, config)
+    path = ledger_path(ledger_file, config)
+    if catch_up:
+        _catch_up(path)
+    return path
+
+
+def _catch_up(path: str) -> None:
+    from ..ledger.journal_import import import_pending
+
+    problem = import_pending(path)
+    if problem:
+        click.echo(f"warning: {problem}", err=True)
 
 
 @click.group()
@@ -50,7 +63,7 @@ def ledger() -> None:
 @_ledger_options
 def ledger_path_cmd(ledger_file: str | None, config: str | None) -> None:
     """Print the ledger file these options (and $HOOKRAILS_LEDGER) choose."""
-    click.echo(_path(ledger_file, config))
+    click.echo(_path(ledger_file, config, catch_up=False))
 
 
 @ledger.command()
@@ -276,6 +289,7 @@ def copy_cmd(source: str, dest: str) -> None:
     from ..ledger.admin import ledger_path
     from ..ledger.copy import copy_ledger
 
+    _catch_up(ledger_path(source))
     report = copy_ledger(ledger_path(source), ledger_path(dest))
     for line in report.lines():
         click.echo(line)

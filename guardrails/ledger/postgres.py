@@ -317,22 +317,12 @@ class PostgresLedger(Ledger):
 
         return self._run(lambda conn: postgres_keys.claim(conn, claim, self.claim_lease))
 
-    def _finish_key(
-        self, key: str, call_id: str | None, state: str, result: str, now: float, exact: bool
-    ) -> None:
+    def _keys(self, op: str, *args: Any) -> Any:
+        """``postgres_keys.<op>(conn, *args)``: finish, release and prune, as the SQLite
+        store's ``sqlite_keys``."""
         from . import postgres_keys
 
-        self._run(lambda conn: postgres_keys.finish(conn, key, call_id, state, result, now, exact))
-
-    def release_key(self, key: str, tool_call_id: str | None) -> bool:
-        from . import postgres_keys
-
-        return self._run(lambda conn: postgres_keys.release(conn, key, tool_call_id))
-
-    def prune_keys(self, now: float, limit: int) -> int:
-        from . import postgres_keys
-
-        return self._run(lambda conn: postgres_keys.prune(conn, now, limit))
+        return self._run(lambda conn: getattr(postgres_keys, op)(conn, *args))
 
     # --- recovery ---------------------------------------------------------------------
 

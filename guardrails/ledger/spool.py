@@ -22,6 +22,13 @@ import os
 
 from .._dataclass_free import LIST, record
 from .common import logger
+from .journal import _LOCK_EX, FORMAT, line_of
+from .journal import append_line as _append
+
+try:
+    from fcntl import flock as _flock
+except ImportError:  # pragma: no cover - Windows: no flock; the window stays
+    _flock = None  # type: ignore[assignment]
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
@@ -36,6 +43,7 @@ __all__ = [
     "RecoverReport",
     "append",
     "finish",
+    "line_of",
     "parse",
     "reject",
     "spool_path",
@@ -43,9 +51,6 @@ __all__ = [
     "take",
     "waiting",
 ]
-
-#: the spool format this hookrails writes, and the newest it imports
-FORMAT = 1
 
 
 def spool_paths(path: str) -> list[str]:
@@ -90,8 +95,7 @@ def spool_path(path: str) -> str:
 def append(path: str, ops: list[Op]) -> None:
     """Spool one record for the ledger at ``path``; when no spool can be written either,
     say so loudly (the Guard keeps guarding)."""
-    line = json.dumps({"v": FORMAT, "ops": [[n, p] for n, p in ops]}, default=str) + "\n"
-    data = line.encode("utf-8", "surrogateescape")
+    data = line_of(ops)
     first = spool_path(path)
     error: OSError | str = "no spool location"
     for target in dict.fromkeys((first, _temp_spool(path))):
@@ -104,35 +108,6 @@ def append(path: str, ops: list[Op]) -> None:
             return
         error = f"short write ({written} of {len(data)} bytes)"
     logger().error("hookrails ledger spool %s failed: %s; record lost", first, error)
-
-
-def _append(target: str, data: bytes) -> int:
-    """Write ``data`` at the end of the file at ``target`` under a shared lock, into the file
-    that is at ``target`` once locked: :func:`take` renames the spool and then takes the
-    lock exclusively, so a record is either in what it reads or in the next spool, never
-    written into a file it already read (a shipper takes spools while hooks append)."""
-    for _ in range(100):
-        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            if _flock is not None:
-                _flock(fd, _LOCK_SH)
-                try:
-                    moved = os.fstat(fd).st_ino != os.stat(target).st_ino
-                except FileNotFoundError:
-                    moved = True
-                if moved:  # taken meanwhile: append to the spool now at the path
-                    continue
-            return os.write(fd, data)
-        finally:
-            os.close(fd)
-    raise OSError(f"{target} kept being taken while appending")
-
-
-try:
-    from fcntl import flock as _flock
-except ImportError:  # pragma: no cover - Windows: no flock; the window stays
-    _flock = None  # type: ignore[assignment]
-_LOCK_SH, _LOCK_EX = 1, 2  # fcntl.LOCK_SH, fcntl.LOCK_EX
 
 
 def waiting(spool: str) -> bool:

@@ -38,6 +38,7 @@ from .common import (
     open_failure_kind,
     resolve_ledger_path,
 )
+from .journal import waiting as _journal_waiting
 from .reader import LedgerReader
 from .records import EventRows
 from .sqlite_group import WriterLock
@@ -76,8 +77,10 @@ _REPORTED_NEWER: set[str] = set()
 _KEPT_OPEN: list[sqlite3.Connection] = []
 
 
-def _env_is_url() -> bool:
-    return is_url(os.environ.get(ENV_VAR))
+def _catch_up(conn: sqlite3.Connection, path: str, timeout: float, opened: bool = False) -> None:
+    from .journal_import import catch_up  # loaded when a journal waits, or at an open
+
+    catch_up(conn, path, timeout, opened)
 
 
 def _postgres_class() -> type[Ledger]:
@@ -119,7 +122,7 @@ class Ledger:
     """
 
     def __new__(cls, path: str | os.PathLike[str] | None = None, **options: Any) -> Ledger:
-        asks = path is not None or options.get("definition") or _env_is_url()
+        asks = path is not None or options.get("definition") or is_url(os.environ.get(ENV_VAR))
         if cls is Ledger and asks and is_url(resolve_ledger_path(path, options.get("definition"))):
             return object.__new__(_postgres_class())
         return object.__new__(cls)
@@ -273,6 +276,7 @@ class Ledger:
             return
         self._watch.opened()
         self._conn = conn
+        _catch_up(conn, self.path, self.busy_timeout, opened=True)
 
     def _close_connection(self) -> None:
         if self._conn is not None:
@@ -326,7 +330,9 @@ class Ledger:
         if self._unbound:
             self._bind(None)
         if self._reader is None:
-            self._reader = LedgerReader(self.path)
+            from .journal_import import ImportingReader
+
+            self._reader = ImportingReader(self.path, self.import_journal)
         return self._reader
 
     # --- degraded mode ------------------------------------------------------------
@@ -373,11 +379,12 @@ class Ledger:
         return bool(self._lock.write((ops, settle), self._write_one, self._write_many))
 
     def _write_many(self, items: list[tuple[list[Op], Settle | None]]) -> list[bool]:
-        """Several events in one transaction, in their order (:meth:`_write` for each, one
-        transaction apiece, when the file is not healthy or the batch fails)."""
+        """Several events in one transaction, in order (else one transaction apiece)."""
         conn = self._conn
         if len(items) == 1 or conn is None or self._degraded is not None:
             return [self._write_one(item) for item in items]
+        if _journal_waiting(self.path):
+            _catch_up(conn, self.path, self.busy_timeout)
         try:
             done = _commit_many(conn, items, self._rowids, self.busy_timeout)
         except Exception:  # each on its own: it commits, escapes what SQLite refuses, or spools
@@ -401,6 +408,8 @@ class Ledger:
 
             append(self.path, ops)
             return False
+        if _journal_waiting(self.path):  # hook processes' events first, in their order
+            _catch_up(conn, self.path, self.busy_timeout)
         try:
             ops = _commit(conn, ops, settle, rowids=self._rowids, timeout=self.busy_timeout)
         except Exception as exc:  # sqlite errors, and values SQLite refuses to bind
@@ -424,6 +433,15 @@ class Ledger:
             logger().info("hookrails ledger %s is writable again", self.path)
             self._degraded = self._kind = None
         return True
+
+    def import_journal(self) -> None:
+        """Import what ``hookrails hook`` processes journaled (:mod:`.journal`): a reader's
+        first step."""
+        with self._lock:
+            if self._unbound:
+                self._open()
+            if self._conn is not None and _journal_waiting(self.path):
+                _catch_up(self._conn, self.path, self.busy_timeout)
 
     # --- the file deleted or replaced under this writer -------------------------------
 
@@ -514,6 +532,10 @@ class Ledger:
         if change.halt is not None:  # kept like a reason: redacted
             change.halt = self._rows.redactor.redact_text(change.halt)
         settle = Settle(self._rows, decision, change, now, agent, tenant, owner_pid, ops)
+        if change.halt is not None:  # marked in its transaction: no gate is journaled past it
+            from .journal_import import marking
+
+            settle = marking(settle, self.path)
         return settle.settled if self._write(ops, settle) else None
 
     def session_state(self, session_id: str, agent: str) -> SessionState | None:
@@ -526,6 +548,8 @@ class Ledger:
                 raise LedgerError(
                     f"the ledger cannot be read ({self.degraded})", path=self.path, kind="degraded"
                 )
+            if _journal_waiting(self.path):
+                _catch_up(conn, self.path, self.busy_timeout)
             try:
                 return read_state(conn, session_id, agent)
             except sqlite3.Error as exc:
@@ -580,53 +604,35 @@ class Ledger:
 
     # --- idempotency keys (see guardrails.ledger.store) -----------------------------
 
-    def claim_key(self, claim: KeyClaim) -> ClaimResult:
+    def _keys(self, op: str, *args: Any) -> Any:
+        """``sqlite_keys.<op>(conn, *args)`` in a write transaction (loaded when used)."""
         from . import sqlite_keys
 
         try:
             with self.write_transaction() as conn:
-                return sqlite_keys.claim(conn, claim, self.path)
+                return getattr(sqlite_keys, op)(conn, *args)
         except sqlite3.Error as exc:
             raise LedgerError(str(exc), path=self.path, kind=error_kind(exc)) from exc
+
+    def claim_key(self, claim: KeyClaim) -> ClaimResult:
+        result: ClaimResult = self._keys("claim", claim, self.path)
+        return result
 
     def complete_key(
         self, key: str, tool_call_id: str | None, result: str, now: float, *, exact: bool
     ) -> None:
-        self._finish_key(key, tool_call_id, "completed", result, now, exact)
+        self._keys("finish", key, tool_call_id, "completed", result, now, exact)
 
     def fail_key(
         self, key: str, tool_call_id: str | None, error: str, now: float, *, exact: bool
     ) -> None:
-        self._finish_key(key, tool_call_id, "failed", error, now, exact)
-
-    def _finish_key(
-        self, key: str, call_id: str | None, state: str, result: str, now: float, exact: bool
-    ) -> None:
-        from . import sqlite_keys
-
-        try:
-            with self.write_transaction() as conn:
-                sqlite_keys.finish(conn, key, call_id, state, result, now, exact)
-        except sqlite3.Error as exc:
-            raise LedgerError(str(exc), path=self.path, kind=error_kind(exc)) from exc
+        self._keys("finish", key, tool_call_id, "failed", error, now, exact)
 
     def release_key(self, key: str, tool_call_id: str | None) -> bool:
-        from . import sqlite_keys
-
-        try:
-            with self.write_transaction() as conn:
-                return sqlite_keys.release(conn, key, tool_call_id)
-        except sqlite3.Error as exc:
-            raise LedgerError(str(exc), path=self.path, kind=error_kind(exc)) from exc
+        return bool(self._keys("release", key, tool_call_id))
 
     def prune_keys(self, now: float, limit: int) -> int:
-        from . import sqlite_keys
-
-        try:
-            with self.write_transaction() as conn:
-                return sqlite_keys.prune(conn, now, limit)
-        except sqlite3.Error as exc:
-            raise LedgerError(str(exc), path=self.path, kind=error_kind(exc)) from exc
+        return int(self._keys("prune", now, limit))
 
     # --- recovery --------------------------------------------------------------------
 
@@ -646,6 +652,7 @@ class Ledger:
         ``newer_schema``: a newer hookrails recovers it). Spooled records that cannot
         be imported go, with why, to ``<spool>.rejected``; the others are imported.
         """
+        from .journal_import import import_journal
         from .spool import RecoverReport, spool_paths
         from .sqlite_recover import cannot_recover, import_spool, mark_stale
 
@@ -662,6 +669,8 @@ class Ledger:
                 raise cannot_recover(self.path, self._kind, self._degraded)
             report = RecoverReport()
             try:
+                got = import_journal(conn, self.path, self.busy_timeout)  # hook processes'
+                report.imported, report.rejected = got
                 for spool in dict.fromkeys(spool_paths(self.path)):
                     counts = import_spool(conn, spool, _SQL, _execute, self.busy_timeout)
                     if counts is not None:

@@ -122,16 +122,13 @@ def mark_stale(
 
 
 def cannot_recover(path: str, kind: str | None, degraded: str | None) -> LedgerError:
-    """Why ``recover()`` cannot import into the file at ``path``, and what to do."""
-    from .spool import spool_paths
+    """Why ``recover`` cannot import into the file at ``path``, with what to do and where
+    the spooled (and journaled) records wait."""
+    from .journal import journal_path
 
     kind = kind or "error"
-    waiting = [
-        f
-        for s in dict.fromkeys(spool_paths(path))
-        for f in (s, s + ".importing")
-        if os.path.exists(f)
-    ]
+    files = [*dict.fromkeys(spooled.spool_paths(path)), journal_path(path)]
+    waiting = [f for s in files for f in (s, s + ".importing") if os.path.exists(f)]
     where = f"; the spooled records stay in {', '.join(waiting)}" if waiting else ""
     if kind == "corrupt":
         advice = (
@@ -143,7 +140,5 @@ def cannot_recover(path: str, kind: str | None, degraded: str | None) -> LedgerE
     else:
         advice = "fix the cause and run recover again"
     return LedgerError(
-        f"cannot recover into this ledger ({degraded}): {advice}{where}",
-        path=path,
-        kind=kind,
+        f"cannot recover into this ledger ({degraded}): {advice}{where}", path=path, kind=kind
     )

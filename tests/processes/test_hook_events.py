@@ -14,6 +14,16 @@ from guardrails._event_table import NAMES
 from guardrails.events import TOOL_EVENTS
 from tests.processes.test_hook_command import env, hook, one_line, payload, pycache, write
 
+
+def _connect(ledger: Path) -> sqlite3.Connection:
+    """The ledger, read as another process would: what the hook processes journaled is
+    imported first (``guardrails.ledger.journal``), as every hookrails reader does."""
+    from tests._db import _catch_up
+
+    _catch_up(ledger)
+    return sqlite3.connect(ledger)
+
+
 pytestmark = pytest.mark.slow  # each test starts hook processes
 
 __all__ = ["env", "pycache"]  # fixtures, imported for this module's tests
@@ -68,7 +78,7 @@ def test_every_claude_event_is_accepted_recorded_and_answered(
     else:
         assert run.answer == {}
     name = "AgentStop" if wire == "Stop" else wire
-    with sqlite3.connect(ledger) as db:
+    with _connect(ledger) as db:
         runs = db.execute("SELECT event, hook, outcome FROM hook_runs").fetchall()
         if name in TOOL_EVENTS:
             rows = db.execute("SELECT tool_name FROM tool_calls").fetchall()
@@ -227,7 +237,7 @@ def test_a_stop_failure_row_says_which_api_error_ended_the_turn(
     stdin = payload("StopFailure", tmp_path)
     run = hook("module", *args, stdin=stdin, cwd=tmp_path, env=env)
     assert run.code == 0 and run.answer == {}, run.err
-    with sqlite3.connect(ledger) as db:
+    with _connect(ledger) as db:
         found = db.execute(
             "SELECT payload ->> 'error', reason, decision FROM events WHERE event = 'StopFailure'"
         ).fetchall()
@@ -265,7 +275,7 @@ def test_permission_denied_answers_retry(
     assert run.answer == {
         "hookSpecificOutput": {"hookEventName": "PermissionDenied", "retry": retry}
     }
-    with sqlite3.connect(ledger) as db:
+    with _connect(ledger) as db:
         found = db.execute(
             "SELECT payload ->> '$.tool_input.command', payload ->> 'reason' FROM events"
         ).fetchall()

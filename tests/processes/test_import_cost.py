@@ -213,7 +213,11 @@ def _hook(tmp_path: Path, args: list[str], probe: list[str] | None = None) -> di
 
 @pytest.mark.parametrize(
     ("args", "forbidden"),
-    [(["--no-ledger"], (*NOT_IN_HOOK, "sqlite3")), (["--ledger", "ledger.db"], NOT_IN_HOOK)],
+    # with a ledger, the second event is journaled: no sqlite3 either (ledger.journal)
+    [
+        (["--no-ledger"], (*NOT_IN_HOOK, "sqlite3")),
+        (["--ledger", "ledger.db"], (*NOT_IN_HOOK, "sqlite3")),
+    ],
     ids=["no-ledger", "ledger"],
 )
 def test_hook_process_from_the_cache_loads_only_what_it_needs(
@@ -231,18 +235,14 @@ def test_hook_process_from_the_cache_loads_only_what_it_needs(
 
 
 def test_hook_process_with_a_ledger_still_records_every_event(tmp_path: Path) -> None:
-    import sqlite3
+    from tests._db import rows as read  # imports what hook processes journaled first
 
     for _ in range(2):
         _hook(tmp_path, ["--ledger", "ledger.db"])
-    conn = sqlite3.connect(tmp_path / "ledger.db")
-    try:
-        rows = conn.execute("SELECT tool_name, decision, status FROM tool_calls").fetchall()
-        runs = conn.execute("SELECT hook, outcome FROM hook_runs").fetchall()
-    finally:
-        conn.close()
-    assert rows == [("Bash", "deny", "denied")]  # one call: the second event upserts it
-    assert runs == [("deny", "deny")] * 2
+    rows = read(tmp_path / "ledger.db", "SELECT tool_name, decision, status FROM tool_calls")
+    runs = read(tmp_path / "ledger.db", "SELECT hook, outcome FROM hook_runs")
+    assert [tuple(r.values()) for r in rows] == [("Bash", "deny", "denied")]  # upserted
+    assert [tuple(r.values()) for r in runs] == [("deny", "deny")] * 2
 
 
 LAZY_EVENTS = """\

@@ -1,0 +1,215 @@
+"""Importing the journal (:mod:`.journal`) into the SQLite file, and seeding its halt markers.
+
+:func:`import_journal` runs on a writer connection before the writer's own transaction:
+the journal is taken under the write lock (renamed ``.importing``: records journaled
+meanwhile start a new journal, and two importers never take the same lines), each record
+runs on its own savepoint, one that cannot be imported goes to
+``<ledger>.journal.jsonl.rejected`` with why, and the file is removed once the import
+committed. An importer killed before its COMMIT leaves ``.importing``, which the next
+one imports on its own first; killed between its COMMIT and the removal, the same file
+is met again: its records are then already in the file (one transaction put them all
+there), and the next importer skips each one it finds there (:func:`.sqlite_watch.already_there`,
+asked for every record before any is imported), so none is imported twice. That holds
+because every writer imports the journal before it writes: a record still waiting in the
+journal has no rows in the file unless an import of it committed.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from . import spool as spooled
+from .journal import _marker, halts_folder, journal_path, mark_halted, waiting
+from .reader import LedgerReader
+from .sqlite_recover import import_spool
+from .sqlite_state import Settle
+from .sqlite_watch import already_there
+from .sqlite_write import SQL, begin, execute
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from .records import Op
+
+__all__ = [
+    "ImportingReader",
+    "MarkingSettle",
+    "catch_up",
+    "import_journal",
+    "import_pending",
+    "marking",
+    "seed_halts",
+]
+
+
+def catch_up(conn: sqlite3.Connection, path: str, timeout: float, opened: bool = False) -> None:
+    """What a writer does with the journal (the ledger's lock held): once the file is
+    ``opened``, its halt markers seeded; then the journal imported. A failure leaves the
+    journal for the next writer or reader (and without markers no gate is journaled)."""
+    from .common import logger
+
+    if opened and not os.path.isdir(halts_folder(path)):
+        try:  # noqa: SIM105
+            seed_halts(conn, path, timeout)
+        except (OSError, sqlite3.Error):
+            pass
+    if not waiting(path):
+        return
+    try:
+        import_journal(conn, path, timeout)
+    except (OSError, sqlite3.Error) as exc:
+        logger().warning(
+            "hookrails ledger %s: the journal was not imported (%s); it waits for the next "
+            "writer or reader",
+            path,
+            exc,
+        )
+
+
+def import_pending(path: str) -> str | None:
+    """Import what waits in the journal of the ledger ``path`` (a ``hookrails ledger``
+    command's first step); why it could not, or None."""
+    from .common import is_url
+
+    if is_url(path) or not waiting(path):
+        return None
+    from .sqlite import Ledger
+
+    ledger = Ledger(path)  # opening it imports the journal
+    try:
+        if ledger.degraded is not None:
+            return (
+                f"records of hook processes wait in {journal_path(path)}: the ledger cannot be "
+                f"written ({ledger.degraded}), so they are not shown"
+            )
+        if waiting(path):
+            return f"records of hook processes still wait in {journal_path(path)}"
+        return None
+    finally:
+        ledger.close()
+
+
+def import_journal(conn: sqlite3.Connection, path: str, timeout: float = 5.0) -> tuple[int, int]:
+    """Import what the journal of ``path`` holds: ``(records imported, rejected)``."""
+    work = journal_path(path)
+    imported = rejected = 0
+    if os.path.exists(work + ".importing"):
+        imported, rejected = _resume(conn, work, timeout)
+    counts = import_spool(conn, work, SQL, execute, timeout)
+    if counts is not None:
+        imported += counts[0]
+        rejected += counts[1]
+    return imported, rejected
+
+
+def _resume(conn: sqlite3.Connection, work: str, timeout: float) -> tuple[int, int]:
+    """The ``.importing`` file an importer left: its records not yet in the file."""
+    from .records import escape_ops
+    from .sqlite_recover import _RECORD_ERRORS
+
+    begin(conn, timeout)
+    try:
+        if not os.path.exists(work + ".importing"):  # another importer finished it meanwhile
+            conn.execute("ROLLBACK")
+            return 0, 0
+        with open(work + ".importing", encoding="utf-8", errors="surrogateescape") as fh:
+            lines = [line for line in fh.readlines() if line.strip()]
+        parsed: list[tuple[str, list[Op] | None, str]] = []
+        for line in lines:
+            ops, why = spooled.parse(line, SQL)
+            parsed.append((line, ops, why))
+        there = [ops is not None and already_there(conn, escape_ops(ops)) for _, ops, _ in parsed]
+        imported, bad = 0, []
+        for (line, ops, why), present in zip(parsed, there, strict=True):
+            if ops is None:
+                bad.append((line, why))
+                continue
+            if present:
+                continue
+            conn.execute("SAVEPOINT journal_record")
+            try:
+                execute(conn, escape_ops(ops))
+            except _RECORD_ERRORS as exc:
+                conn.execute("ROLLBACK TO journal_record")
+                names = ",".join(dict.fromkeys(name for name, _ in ops))
+                bad.append((line, f"{names}: {type(exc).__name__}: {exc}"))
+            else:
+                imported += 1
+            conn.execute("RELEASE journal_record")
+        spooled.reject(work, bad)
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            try:  # noqa: SIM105
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+        raise
+    spooled.finish(work)
+    return imported, len(bad)
+
+
+def seed_halts(conn: sqlite3.Connection, path: str, timeout: float = 5.0) -> None:
+    """Make the halt markers of ``path`` once (its folder does not exist yet): one for
+    every session the file holds halted (an older hookrails halted it), made in a folder
+    of their own and renamed into place, under the write lock so no halt commits
+    meanwhile. Until the folder exists no gate is journaled."""
+    import shutil
+
+    folder = halts_folder(path)
+    if os.path.isdir(folder):
+        return
+    begin(conn, timeout)
+    try:
+        if os.path.isdir(folder):  # another writer seeded it meanwhile
+            return
+        rows = conn.execute(
+            "SELECT session_id, agent_name FROM session_state WHERE halted IS NOT NULL"
+        ).fetchall()
+        work = f"{folder}.seeding-{os.getpid()}"
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        for session_id, agent in rows:
+            name = os.path.basename(_marker(path, session_id, agent))
+            os.close(os.open(os.path.join(work, name), os.O_WRONLY | os.O_CREAT, 0o600))
+        os.rename(work, folder)
+    finally:
+        conn.execute("COMMIT")
+
+
+class MarkingSettle(Settle):
+    """The :class:`~.sqlite_state.Settle` of an event that halts its session: the halt's
+    marker (:func:`.journal.mark_halted`) is made in the transaction, before the settle."""
+
+    __slots__ = ("path",)
+    path: str
+
+    def __call__(self, conn: Any, ops: list[Op]) -> list[Op]:
+        mark_halted(self.path, self.decision.event.session_id, self.agent)
+        return super().__call__(conn, ops)
+
+
+def marking(settle: Settle, path: str) -> MarkingSettle:
+    """``settle`` as a :class:`MarkingSettle` for the ledger file ``path``."""
+    s = settle
+    made = MarkingSettle(s.rows, s.decision, s.change, s.now, s.agent, s.tenant, s.owner_pid, s.ops)
+    made.path = path
+    return made
+
+
+class ImportingReader(LedgerReader):
+    """A :class:`~.reader.LedgerReader` of a writer that imports the journal before each
+    query (a ``stat`` when nothing waits), so ``ctx.ledger`` and ``serve`` see what hook
+    processes journaled."""
+
+    def __init__(self, path: str, catch_up: Any) -> None:
+        super().__init__(path)
+        self._catch_up = catch_up
+
+    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[dict[str, Any]]:
+        if waiting(self.path):  # before this reader's lock: the import takes the writer's
+            self._catch_up()
+        return super().query(sql, params)

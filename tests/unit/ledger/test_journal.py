@@ -1,0 +1,277 @@
+"""The journal (``guardrails.ledger.journal``): a hook process's records without SQLite.
+
+What needs no session state is appended to ``<ledger>.journal.jsonl``; every SQLite writer
+and reader imports it first, exactly once, and a line it cannot import goes to
+``.rejected`` with why. A PreToolUse that would run is journaled only while its session
+has no halt marker.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from guardrails.definition.model import AgentDefinition
+from guardrails.dispatch.guard import Guard
+from guardrails.events import Event
+from guardrails.ledger import journal
+from guardrails.ledger.journal import JournalLedger, _journals, halts_folder, journal_path
+from guardrails.ledger.journal_import import import_journal, import_pending
+from guardrails.ledger.session_state import StateChange
+from guardrails.ledger.sqlite import DEFAULT_MAX_ARGUMENTS, DEFAULT_MAX_OUTPUT, Ledger
+from tests._db import rows
+
+SID = "0b7f0000-0000-4000-8000-00000000000a"
+
+AGENT = """\
+name: journaled
+hooks:
+  PreToolUse:
+    - matcher: "Bash(rm -rf *)"
+      hooks: [{use: deny, with: {reason: "rm -rf is not allowed"}}]
+    - matcher: "Bash(halt*)"
+      hooks: [journal_test_hooks:halt]
+"""
+HOOKS = """\
+from guardrails import HookResult
+
+
+def halt(event, ctx):
+    return HookResult.halt("stop now")
+"""
+
+
+@pytest.fixture
+def definition(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AgentDefinition:
+    (tmp_path / "journal_test_hooks.py").write_text(HOOKS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "agent.yaml").write_text(AGENT)
+    return AgentDefinition.from_file(tmp_path / "agent.yaml")
+
+
+def _pre(command: str, call: str, session: str = SID) -> Event:
+    return Event.from_claude(
+        {
+            "hook_event_name": "PreToolUse",
+            "session_id": session,
+            "cwd": "/tmp",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "tool_use_id": call,
+        }
+    )
+
+
+def _hook_process(path: Path, definition: AgentDefinition, event: Event) -> JournalLedger:
+    """What ``hookrails hook`` does with one event (its Guard, its JournalLedger)."""
+    ledger = JournalLedger(str(path), definition=definition)
+    guard = Guard(definition, ledger=False, check=False)
+    guard.ledger = ledger  # type: ignore[assignment]
+    guard.emit_sync(event)
+    ledger.close(checkpoint=False)
+    return ledger
+
+
+def _calls(path: Path) -> list[tuple[str, str, str]]:
+    found = rows(path, "SELECT tool_call_id, decision, status FROM tool_calls ORDER BY id")
+    return [(r["tool_call_id"], r["decision"], r["status"]) for r in found]
+
+
+def _ready(path: Path) -> None:
+    """A ledger file opened once by a writer: its halt markers are kept from then on."""
+    Ledger(str(path)).close()
+
+
+@pytest.mark.parametrize(
+    ("change", "how"),
+    [
+        (None, 1),
+        (StateChange(prompt_id="p1"), 1),  # a prompt id alone: the next active event applies it
+        (StateChange(gate=True, prompt_id="p1"), 2),
+        (StateChange(gate=True, inject=5, budget=10), 0),
+        (StateChange(gate=True, new_turn=True), 0),
+        (StateChange(gate=True, halt="why"), 0),
+        (StateChange(inject=5, budget=10), 0),
+        (StateChange(new_turn=True), 0),
+        (StateChange(halt="why"), 0),
+        (StateChange(end_turn=True), 0),
+    ],
+)
+def test_only_what_needs_no_session_state_is_journaled(change: Any, how: int) -> None:
+    assert _journals(change) == how
+
+
+def test_the_caps_are_the_ledgers() -> None:
+    assert journal._CAP == DEFAULT_MAX_OUTPUT == DEFAULT_MAX_ARGUMENTS
+
+
+def test_a_deny_is_journaled_and_every_reader_sees_it(
+    tmp_path: Path, definition: AgentDefinition
+) -> None:
+    path = tmp_path / "ledger.db"
+    _ready(path)
+    ledger = _hook_process(path, definition, _pre("rm -rf build", "t1"))
+    assert ledger.journaled == 1 and ledger._store is None  # SQLite never opened
+    assert Path(journal_path(str(path))).exists()
+    with Ledger(str(path)) as reader_side:  # a reader (ctx.ledger, serve) imports first
+        found = reader_side.reader.query("SELECT tool_call_id, decision FROM tool_calls")
+    assert found == [{"tool_call_id": "t1", "decision": "deny"}]
+    assert not journal.waiting(str(path))
+
+
+def test_an_open_writer_imports_before_session_state_and_a_write(
+    tmp_path: Path, definition: AgentDefinition
+) -> None:
+    path = tmp_path / "ledger.db"
+    with Ledger(str(path)) as led:  # open before anything was journaled
+        _hook_process(path, definition, _pre("rm -rf a", "t1"))
+        assert journal.waiting(str(path))
+        led.session_state(SID, "journaled")
+        assert not journal.waiting(str(path))
+        _hook_process(path, definition, _pre("rm -rf b", "t2"))
+        guard = Guard(definition, ledger=led, check=False)
+        guard.emit_sync(_pre("rm -rf c", "t3"))  # its write imports t2 first
+        assert not journal.waiting(str(path))
+        ids = [r["id"] for r in led.reader.query("SELECT id FROM tool_calls ORDER BY id")]
+    assert [c[0] for c in _calls(path)] == ["t1", "t2", "t3"] and len(ids) == 3
+
+
+def test_import_pending_is_the_cli_commands_first_step(
+    tmp_path: Path, definition: AgentDefinition
+) -> None:
+    path = tmp_path / "ledger.db"
+    _ready(path)
+    _hook_process(path, definition, _pre("rm -rf b", "t2"))
+    assert journal.waiting(str(path))
+    assert import_pending(str(path)) is None
+    assert not journal.waiting(str(path))
+
+
+def test_an_allowed_call_is_journaled_until_its_session_halts(
+    tmp_path: Path, definition: AgentDefinition
+) -> None:
+    path = tmp_path / "ledger.db"
+    _ready(path)
+    assert _hook_process(path, definition, _pre("ls", "t1")).journaled == 1
+    halting = _hook_process(path, definition, _pre("halt", "t2"))
+    assert halting.journaled == 0  # a halt is settled in the store, with its marker
+    later = _hook_process(path, definition, _pre("ls", "t3"))
+    assert later.journaled == 0  # the session may be halted: the store decides
+    other = _hook_process(path, definition, _pre("ls", "u1", session="another-session"))
+    assert other.journaled == 1
+    assert _calls(path) == [
+        ("t1", "allow", "pending"),
+        ("t2", "deny", "denied"),
+        ("t3", "deny", "denied"),
+        ("u1", "allow", "pending"),
+    ]
+
+
+def test_no_gate_is_journaled_before_a_writer_kept_the_markers(
+    tmp_path: Path, definition: AgentDefinition
+) -> None:
+    path = tmp_path / "ledger.db"
+    ledger = _hook_process(path, definition, _pre("ls", "t1"))  # a new file: no markers yet
+    assert ledger.journaled == 0
+    assert Path(halts_folder(str(path))).is_dir()  # the store's open made them
+
+
+def test_halts_an_older_hookrails_recorded_get_their_markers(
+    tmp_path: Path, definition: AgentDefinition
+) -> None:
+    path = tmp_path / "ledger.db"
+    _hook_process(path, definition, _pre("halt", "t1"))
+    shutil.rmtree(halts_folder(str(path)))  # as an older hookrails left it
+    _ready(path)  # the next writer seeds them from session_state
+    assert _hook_process(path, definition, _pre("ls", "t2")).journaled == 0
+    assert _calls(path)[-1] == ("t2", "deny", "denied")
+
+
+def _journal_lines(path: Path, n: int, start: int = 0) -> list[str]:
+    return [
+        json.dumps(
+            {
+                "v": 1,
+                "ops": [
+                    ["session", [SID, "a", None, "/tmp", "2026-01-01T00:00:00.000Z",
+                                 "2026-01-01T00:00:00.000Z"]],
+                    ["pre", [SID, "a", None, None, f"c{i}", "Bash", "{}", "{}", "h", "deny",
+                             "no", "denied", "2026-01-01T00:00:00.000Z",
+                             "2026-01-01T00:00:00.000Z", 0.0, None, None]],
+                ],
+            }
+        )
+        + "\n"
+        for i in range(start, start + n)
+    ]  # fmt: skip
+
+
+def test_an_import_that_stopped_before_its_commit_is_resumed(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.db"
+    _ready(path)
+    work = journal_path(str(path))
+    Path(work + ".importing").write_text("".join(_journal_lines(path, 3)))
+    Path(work).write_text("".join(_journal_lines(path, 2, start=3)))
+    with Ledger(str(path)) as led:
+        assert led.reader.value("SELECT count(*) FROM tool_calls") == 5
+    assert not journal.waiting(str(path))
+
+
+def test_an_import_that_stopped_after_its_commit_imports_nothing_twice(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.db"
+    _ready(path)
+    lines = _journal_lines(path, 4)
+    work = journal_path(str(path))
+    Path(work).write_text("".join(lines))
+    import_pending(str(path))
+    # killed between the COMMIT and the removal: the file it took is still there
+    Path(work + ".importing").write_text("".join(lines))
+    Path(work).write_text("".join(_journal_lines(path, 1, start=4)))
+    import_pending(str(path))
+    ids = [r["tool_call_id"] for r in rows(path, "SELECT tool_call_id FROM tool_calls")]
+    assert sorted(ids) == ["c0", "c1", "c2", "c3", "c4"]
+
+
+def test_a_line_that_cannot_be_imported_is_rejected_with_why(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.db"
+    _ready(path)
+    good = _journal_lines(path, 2)
+    work = journal_path(str(path))
+    Path(work).write_text(good[0] + '{"v": 1, "ops": [["pre", [1, 2' + "\n" + good[1])
+    import sqlite3
+
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        assert import_journal(conn, str(path)) == (2, 1)
+    finally:
+        conn.close()
+    rejected = [json.loads(x) for x in Path(work + ".rejected").read_text().splitlines()]
+    assert len(rejected) == 1
+    assert rejected[0]["reason"].startswith("not JSON")
+    assert rejected[0]["record"].startswith('{"v": 1, "ops": [["pre"')
+    assert len(_calls(path)) == 2
+
+
+def test_a_journal_that_cannot_be_written_takes_the_store(
+    tmp_path: Path, definition: AgentDefinition
+) -> None:
+    path = tmp_path / "ledger.db"
+    _ready(path)
+    Path(journal_path(str(path))).mkdir()  # not a file: the append fails
+    ledger = _hook_process(path, definition, _pre("rm -rf x", "t1"))
+    assert ledger.journaled == 0
+    assert value_of(path) == 1
+
+
+def value_of(path: Path) -> int:
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    try:
+        return int(conn.execute("SELECT count(*) FROM tool_calls").fetchone()[0])
+    finally:
+        conn.close()
