@@ -13,7 +13,7 @@ from typing import Any
 def rows(path: str | Path, sql: str, *params: Any) -> list[dict[str, Any]]:
     if isinstance(path, str) and path.startswith("postgresql://"):
         return _pg_rows(path, sql, params)
-    _catch_up(path)
+    catch_up(path)
     conn = sqlite3.connect(path)
     conn.row_factory = sqlite3.Row
     try:
@@ -22,7 +22,8 @@ def rows(path: str | Path, sql: str, *params: Any) -> list[dict[str, Any]]:
         conn.close()
 
 
-def _catch_up(path: str | Path) -> None:
+def catch_up(path: str | Path) -> None:
+    """Import what hook processes journaled, as every hookrails reader does first."""
     from guardrails.ledger.journal import waiting
     from guardrails.ledger.journal_import import import_pending
 
@@ -48,7 +49,7 @@ def execute(path: str | Path, sql: str, *params: Any) -> None:
     if isinstance(path, str) and path.startswith("postgresql://"):
         _pg_rows(path, sql, params)
         return
-    _catch_up(path)
+    catch_up(path)
     conn = sqlite3.connect(path)
     try:
         conn.execute(sql, params)

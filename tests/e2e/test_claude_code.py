@@ -19,6 +19,7 @@ import pytest
 
 from guardrails.testing import tool_use
 from tests._claude_cli import run_claude
+from tests._db import catch_up
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -89,6 +90,7 @@ def test_installed_command_hooks_deny_record_and_hold_the_stop(tmp_path: Path) -
     assert "rm is not allowed here" in text and "Move files aside." in text
     assert "<promise>DONE</promise>" in run.shown()  # the stop was held and told why
 
+    catch_up(project / "ledger.db")  # what the hook processes journaled, as hookrails reads
     with sqlite3.connect(project / "ledger.db") as db:
         calls = db.execute("select tool_call_id, status from tool_calls order by id").fetchall()
         stops = db.execute(

@@ -20,6 +20,7 @@ import pytest
 
 from guardrails.testing import tool_use
 from tests._claude_cli import run_claude
+from tests._db import catch_up
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -82,6 +83,7 @@ def test_a_sibling_call_after_a_halt_does_not_run(tmp_path: Path) -> None:
         env={"HOOKRAILS_CACHE_DIR": str(tmp_path / "cache")},
     )
     assert not (run.cwd / "sibling.txt").exists()  # the sibling never ran
+    catch_up(project / "ledger.db")  # what the hook processes journaled, as hookrails reads
     with sqlite3.connect(project / "ledger.db") as db:
         calls = db.execute("select tool_call_id, decision, reason from tool_calls").fetchall()
     assert sorted(calls) == [

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from guardrails.testing import MessagesRequest, tool_use
-from tests._db import rows
+from tests._db import catch_up, rows
 from tests.e2e.test_claude_events import run_session
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -95,6 +95,7 @@ def test_a_skills_inline_shell_command_is_judged_by_pre_tool_uses_guards(
 
 def _config_changes(db: Path) -> int:
     try:
+        catch_up(db)  # what the hook processes journaled, as every hookrails reader does
         with sqlite3.connect(db) as conn:
             n: int = conn.execute(
                 "SELECT count(*) FROM events WHERE event = 'ConfigChange'"

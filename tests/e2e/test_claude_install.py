@@ -18,6 +18,7 @@ import pytest
 
 from guardrails.testing import MessagesRequest, tool_use
 from tests._claude_cli import run_claude
+from tests._db import catch_up
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -61,6 +62,7 @@ def count_starts(settings: dict[str, Any], folder: Path) -> Path:
 
 
 def calls(db: Path) -> list[tuple[Any, ...]]:
+    catch_up(db)  # what the hook processes journaled, as every hookrails reader does
     with sqlite3.connect(db) as conn:
         return conn.execute(
             "SELECT tool_call_id, tool_name, decision, status FROM tool_calls ORDER BY id"

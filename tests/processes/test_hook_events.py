@@ -18,9 +18,9 @@ from tests.processes.test_hook_command import env, hook, one_line, payload, pyca
 def _connect(ledger: Path) -> sqlite3.Connection:
     """The ledger, read as another process would: what the hook processes journaled is
     imported first (``guardrails.ledger.journal``), as every hookrails reader does."""
-    from tests._db import _catch_up
+    from tests._db import catch_up
 
-    _catch_up(ledger)
+    catch_up(ledger)
     return sqlite3.connect(ledger)
 
 
