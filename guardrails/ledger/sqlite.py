@@ -1,12 +1,12 @@
 """The SQLite store: a ledger file with every call, decision and hook run.
 
-Writes take the hot path: stdlib ``sqlite3``, WAL, ``busy_timeout``,
-``synchronous=NORMAL`` (``durable=True``: FULL), prepared statements and one
-``BEGIN IMMEDIATE`` transaction per event. sqlite-utils is loaded only to
-apply migrations and for the read side (CLI, queries). When the file cannot
-be written (read-only, disk full, corrupt, locked past the timeout, a newer
-schema) the Guard keeps guarding and the records go to a JSONL spool beside the
-database (:mod:`.spool`); ``recover()`` imports them later (:mod:`.sqlite_recover`).
+Writes take the hot path: stdlib ``sqlite3``, WAL, ``synchronous=NORMAL`` (``durable``:
+FULL), one ``BEGIN IMMEDIATE`` transaction per event (events queued behind a writer: one
+for all, :mod:`.sqlite_group`), checkpoints on a thread (:mod:`.sqlite_checkpoint`).
+sqlite-utils only applies migrations and serves the read side. When the file cannot be
+written (read-only, full, corrupt, locked past the timeout, a newer schema) the Guard
+keeps guarding and the records go to a JSONL spool beside the database (:mod:`.spool`);
+``recover()`` imports them later (:mod:`.sqlite_recover`).
 After a commit (at most once a millisecond, and on close) :mod:`.sqlite_watch` checks
 that the file and its WAL are still the ones at the path: a file deleted or replaced
 under the writer is followed (:meth:`Ledger._follow`), never written into unseen.
@@ -15,9 +15,9 @@ under the writer is followed (:meth:`Ledger._follow`), never written into unseen
 for an event comes from :mod:`.records`, its idempotency keys live in
 :mod:`.sqlite_keys`, the schema in :mod:`.migrations`.
 
-A hook process opens a Ledger for every event, so this module imports no more
-than it needs to record one: ``logging``, ``pathlib``, ``contextlib``,
-``threading``, ``dataclasses`` and ``typing`` load only where they are used.
+A hook process may open a Ledger for an event, so this module imports no more than it
+needs: ``logging``, ``pathlib``, ``contextlib``, ``threading``, ``dataclasses`` and
+``typing`` load only where they are used.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from .common import (
 from .journal import waiting as _journal_waiting
 from .reader import LedgerReader
 from .records import EventRows
+from .sqlite_checkpoint import Checkpointer
 from .sqlite_group import WriterLock
 from .sqlite_state import Settle, read_state
 from .sqlite_watch import Watch, already_there
@@ -95,6 +96,13 @@ def _postgres_class() -> type[Ledger]:
             kind="missing_driver",
         ) from None
     return PostgresLedger
+
+
+def _caps(name: str) -> property:
+    """A property passed through to the Ledger's :class:`~.records.EventRows`."""
+    return property(
+        lambda self: getattr(self._rows, name), lambda self, v: setattr(self._rows, name, v)
+    )
 
 
 class Ledger:
@@ -155,6 +163,7 @@ class Ledger:
         self._rowids: dict[tuple[str, str], int] = {}
         #: a file deleted or replaced under this writer is noticed after the next commit
         self._watch = Watch(self.path)
+        self._checkpoints = Checkpointer(self.path, None)
         self._degraded: str | None = None
         self._kind: str | None = None
         self._reopen_at = 0.0
@@ -165,21 +174,8 @@ class Ledger:
     def __repr__(self) -> str:
         return f"Ledger({self.path!r})"
 
-    @property
-    def max_output(self) -> int:
-        return self._rows.max_output
-
-    @max_output.setter
-    def max_output(self, value: int) -> None:
-        self._rows.max_output = value
-
-    @property
-    def max_arguments(self) -> int:
-        return self._rows.max_arguments
-
-    @max_arguments.setter
-    def max_arguments(self, value: int) -> None:
-        self._rows.max_arguments = value
+    max_output = _caps("max_output")  # the caps: kept by the row maker
+    max_arguments = _caps("max_arguments")
 
     @property
     def degraded(self) -> str | None:
@@ -226,12 +222,7 @@ class Ledger:
         cls = _postgres_class()
         rows = self._rows
         self.__class__ = cls
-        cls.__init__(
-            self,
-            self.path,
-            max_output=rows.max_output,
-            max_arguments=rows.max_arguments,
-        )
+        cls.__init__(self, self.path, max_output=rows.max_output, max_arguments=rows.max_arguments)
         self._rows = rows
 
     def _open(self) -> None:
@@ -276,6 +267,8 @@ class Ledger:
             return
         self._watch.opened()
         self._conn = conn
+        self._checkpoints.close()
+        self._checkpoints = Checkpointer(self.path, conn)
         _catch_up(conn, self.path, self.busy_timeout, opened=True)
 
     def _close_connection(self) -> None:
@@ -305,6 +298,7 @@ class Ledger:
                     self._conn.execute("PRAGMA optimize")
                 except sqlite3.Error:
                     pass
+            self._checkpoints.close()
             if not checkpoint and self._conn is not None:
                 _KEPT_OPEN.append(self._conn)  # closed (and checkpointed) by nobody: os._exit
                 self._conn = None
@@ -389,6 +383,7 @@ class Ledger:
             done = _commit_many(conn, items, self._rowids, self.busy_timeout)
         except Exception:  # each on its own: it commits, escapes what SQLite refuses, or spools
             return [self._write_one(item) for item in items]
+        self._checkpoints.committed()
         moved = None
         for ops in done:
             moved = self._watch.committed(ops) or moved
@@ -425,6 +420,7 @@ class Ledger:
 
             append(self.path, ops)
             return False
+        self._checkpoints.committed()
         moved = self._watch.committed(ops)
         if moved is not None:  # committed into a file no longer at self.path
             self._follow(moved, committed=True)

@@ -1,0 +1,77 @@
+"""Checkpoints of a long-lived writer's WAL run on a thread of their own."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from guardrails import AgentDefinition, Guard
+from guardrails.ledger import Ledger
+from guardrails.ledger import sqlite_checkpoint as ckpt
+from tests._db import value
+
+
+def _calls(ledger: Ledger, n: int) -> None:
+    session = Guard(AgentDefinition(name="ckpt"), ledger=ledger).session("s").sync
+    for i in range(n):
+        assert session.run_tool("echo", {"text": f"{i}" * 50}, lambda text: text).ok
+
+
+def _wait_for(check: Any, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.005)
+
+
+def test_a_long_lived_writer_hands_its_checkpoints_to_the_thread(
+    ledger_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ckpt, "_CHECK_EVERY", 4)
+    monkeypatch.setattr(ckpt, "_WAL_BYTES", 64 * 1024)
+    with Ledger(ledger_path) as ledger:
+        _calls(ledger, 200)
+        conn = ledger._conn
+        assert conn is not None
+        # the writer no longer checkpoints at SQLite's 1,000 pages: the thread does
+        assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == ckpt.INLINE_PAGES
+        _wait_for(lambda: ledger._checkpoints.runs > 0)
+        # a passive checkpoint copied the WAL into the file: a new reader sees every call
+        # without the WAL
+        assert value(ledger_path, "SELECT count(*) FROM tool_calls") == 200
+    assert value(ledger_path, "SELECT count(*) FROM tool_calls WHERE status = 'ok'") == 200
+
+
+def test_a_short_lived_writer_never_starts_the_thread(ledger_path: str) -> None:
+    """A ``hookrails hook`` process writes once or twice: SQLite's own checkpointing stays."""
+    with Ledger(ledger_path) as ledger:
+        _calls(ledger, 2)
+        assert ledger._checkpoints._wake is None
+        conn = ledger._conn
+        assert conn is not None
+        assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 1000
+
+
+def test_close_ends_the_thread_and_the_next_open_checkpoints_anew(
+    ledger_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ckpt, "_CHECK_EVERY", 2)
+    monkeypatch.setattr(ckpt, "_WAL_BYTES", 0)
+    ledger = Ledger(ledger_path)
+    _calls(ledger, 20)
+    first = ledger._checkpoints
+    _wait_for(lambda: first.runs > 0)
+    ledger.close()
+    assert first.closed
+    _wait_for(lambda: not first.running)  # the thread ended (its connection closed)
+    runs = first.runs
+    first._ring()  # a ring after close starts nothing that checkpoints this file again
+    time.sleep(0.05)
+    assert first.runs == runs
+    with Ledger(ledger_path) as again:
+        _calls(again, 20)
+        assert again._checkpoints is not first
+        _wait_for(lambda: again._checkpoints.runs > 0)
+    assert value(ledger_path, "SELECT count(*) FROM tool_calls") == 40
