@@ -20,11 +20,11 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from .rollup import invalidate, is_rollup
 from ..errors import LedgerError
 from .common import error_kind, is_url, iso_time, resolve_ledger_path, safe_url
 from .migrations import migrations
 from .query import QueryResult, cell, connect, missing_ledger, reading, run_query, schema_names
+from .rollup import invalidate, is_rollup
 from .spool import RecoverReport, spool_paths
 from .sqlite import Ledger
 

@@ -179,7 +179,7 @@ class PostgresReader(LedgerReader):
                 self._pg.close()
                 self._pg = None
 
-    stats_queries = {  # noqa: RUF012 (read only)
+    stats_queries = {
         **STATS,
         "calls_by_status": (
             "SELECT status, count(*) AS calls FROM tool_calls GROUP BY status "

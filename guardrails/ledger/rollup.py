@@ -93,8 +93,10 @@ FROM ({_RUNS}) WHERE duration_ms IS NOT NULL GROUP BY 1, 2, 3
 ON CONFLICT (hook, event, duration_ms) DO UPDATE SET
     n = n + excluded.n, sum_ms = sum_ms + excluded.sum_ms,
     max_ms = max(max_ms, excluded.max_ms)"""
-_ROLLUPS = ("rollup_pending", "tool_rollup", "tool_duration_rollup", "hook_rollup", "hook_duration_rollup",
-            "repeated_rollup")  # fmt: skip
+_ROLLUPS = (
+    "rollup_pending", "tool_rollup", "tool_duration_rollup", "hook_rollup",
+    "hook_duration_rollup", "repeated_rollup",
+)  # fmt: skip
 
 
 def is_rollup(table: str) -> bool:
@@ -129,7 +131,7 @@ def _fold_calls(conn: sqlite3.Connection, rows: str, span: dict[str, int]) -> No
 
 
 def _advance_calls(conn: sqlite3.Connection, limit: int) -> int:
-    lo = conn.execute(_MARK, ("tool_calls",)).fetchone()[0]
+    lo = int(conn.execute(_MARK, ("tool_calls",)).fetchone()[0])
     top = conn.execute("SELECT max(id) FROM tool_calls").fetchone()[0] or 0
     span = {"lo": lo, "hi": min(top, lo + limit)}
     # first the calls pending at the mark that have finished since: their status now
@@ -146,7 +148,7 @@ def _advance_calls(conn: sqlite3.Connection, limit: int) -> int:
 
 
 def _advance_runs(conn: sqlite3.Connection, limit: int) -> int:
-    lo = conn.execute(_MARK, ("hook_run_sets",)).fetchone()[0]
+    lo = int(conn.execute(_MARK, ("hook_run_sets",)).fetchone()[0])
     top = conn.execute("SELECT max(id) FROM hook_run_sets").fetchone()[0] or 0
     hi = min(top, lo + limit)
     if hi <= lo:
