@@ -7,8 +7,10 @@ the same generator fills a ledger of any version. The shape follows what a Guard
 * calls of a dozen tools (``Bash`` the most), mostly ``ok``, some ``denied`` (a deny hook
   named), ``error``, ``interrupted`` and a few still ``pending``; one arguments value in
   ten is met again in its session (so ``repeated_calls`` has groups);
-* hook runs: two on PreToolUse and one on PostToolUse per call that ran, the second
-  PreToolUse one denying a denied call; a few hook failures (error, timeout);
+* hook runs, one ``hook_run_sets`` row per event (as a Guard writes them): two runs on
+  PreToolUse and one on PostToolUse per call that ran, the second PreToolUse one denying a
+  denied call; a few hook failures (error, timeout) and injections (a PostToolUse nudge,
+  a UserPromptSubmit context), so most sets are all no-ops with ``flags`` 0;
 * one UserPromptSubmit and one Stop (a tenth blocked) per ten calls, each with a hook run.
 
 ``python benchmarks/gen_ledger.py PATH [CALLS]`` writes one; the query section caches
@@ -35,6 +37,8 @@ TOOLS = [
     ("WebFetch", 3), ("Task", 3), ("TodoWrite", 3), ("mcp__github__create_pr", 2),
     ("mcp__db__query", 2), ("NotebookEdit", 1),
 ]  # fmt: skip
+#: ``hook_run_sets.flags`` of a run's outcome (sql/migrations/0007_hook_run_sets.sql)
+FLAGS = {"deny": 1, "block": 1, "error": 2, "timeout": 2, "inject": 4}
 HOOKS = ["deny_commands", "protect_paths", "schema_guardrail", "audit", "budget", "nudge"]
 STATUSES = [("ok", 860), ("denied", 70), ("error", 45), ("interrupted", 24), ("pending", 1)]
 BATCH = 50_000
@@ -42,6 +46,16 @@ BATCH = 50_000
 
 def _iso(t: datetime) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+
+
+def _set(
+    sid: str, event: str, cid: str | None, event_id: int | None, at: str, runs: list[list[Any]]
+) -> tuple[Any, ...]:
+    """One ``hook_run_sets`` row: an event's runs as JSON, with their flags."""
+    flags = 0
+    for run in runs:
+        flags |= FLAGS.get(run[3], 0)
+    return (sid, event, cid, event_id, at, json.dumps(runs), flags)
 
 
 def generate(path: str, calls: int, seed: int = 13) -> dict[str, Any]:
@@ -59,7 +73,7 @@ def generate(path: str, calls: int, seed: int = 13) -> dict[str, Any]:
     runs: list[tuple[Any, ...]] = []
     events: list[tuple[Any, ...]] = []
     event_runs: list[tuple[Any, ...]] = []
-    counts = {"tool_calls": 0, "hook_runs": 0, "events": 0, "sessions": 0}
+    counts = {"tool_calls": 0, "hook_run_sets": 0, "hook_runs": 0, "events": 0, "sessions": 0}
     event_id = 0
     conn.execute("BEGIN")
 
@@ -78,14 +92,14 @@ def generate(path: str, calls: int, seed: int = 13) -> dict[str, Any]:
             events,
         )
         conn.executemany(
-            "INSERT INTO hook_runs (session_id, event, tool_call_id, event_id, hook, matcher, "
-            "priority, outcome, duration_ms, error, injected_chars, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, 100, ?, ?, ?, ?, ?)",
+            "INSERT INTO hook_run_sets (session_id, event, tool_call_id, event_id, created_at, "
+            "runs, flags) VALUES (?, ?, ?, ?, ?, ?, ?)",
             runs + event_runs,
         )
         counts["tool_calls"] += len(calls_rows)
         counts["events"] += len(events)
-        counts["hook_runs"] += len(runs) + len(event_runs)
+        counts["hook_run_sets"] += len(runs) + len(event_runs)
+        counts["hook_runs"] += sum(len(json.loads(r[5])) for r in runs + event_runs)
         for rows in (calls_rows, runs, events, event_runs):
             rows.clear()
 
@@ -106,10 +120,13 @@ def generate(path: str, calls: int, seed: int = 13) -> dict[str, Any]:
                     event_id += 1
                     events.append((event_id, sid, name, "{}", decision, None, stamp))
                     outcome = "block" if decision == "block" else "noop"
+                    chars = 0
+                    if name == "UserPromptSubmit" and rnd.random() < 0.03:
+                        outcome, chars = "inject", 120
                     dur = rnd.lognormvariate(-1.0, 1.0)
                     event_runs.append(
-                        (sid, name, None, event_id, "stop_check", None, outcome, dur, None, 0,
-                         stamp)
+                        _set(sid, name, None, event_id, stamp,
+                             [["stop_check", None, 100, outcome, dur, None, chars]])
                     )  # fmt: skip
             tool = rnd.choice(tools)
             status = rnd.choice(statuses)
@@ -138,15 +155,18 @@ def generate(path: str, calls: int, seed: int = 13) -> dict[str, Any]:
             h1, h2 = HOOKS[i % 3], HOOKS[3 + i % 3]
             fail = rnd.random()
             first = "error" if fail < 0.003 else "timeout" if fail < 0.005 else "noop"
-            runs.append((sid, "PreToolUse", cid, None, h1, tool, first,
-                         rnd.lognormvariate(-2.0, 1.0),
-                         None if first == "noop" else "boom", 0, stamp))  # fmt: skip
             second = "deny" if status == "denied" else "noop"
-            runs.append((sid, "PreToolUse", cid, None, h2, tool, second,
-                         rnd.lognormvariate(-1.5, 1.0), None, 0, stamp))  # fmt: skip
+            pre = [
+                [h1, tool, 100, first, rnd.lognormvariate(-2.0, 1.0),
+                 None if first == "noop" else "boom", 0],
+                [h2, tool, 100, second, rnd.lognormvariate(-1.5, 1.0), None, 0],
+            ]  # fmt: skip
+            runs.append(_set(sid, "PreToolUse", cid, None, stamp, pre))
             if status != "denied":
-                runs.append((sid, "PostToolUse", cid, None, "audit", tool, "noop",
-                             rnd.lognormvariate(-2.5, 1.0), None, 0, stamp))  # fmt: skip
+                nudge = rnd.random() < 0.02
+                post = [["audit", tool, 100, "inject" if nudge else "noop",
+                         rnd.lognormvariate(-2.5, 1.0), None, 80 if nudge else 0]]  # fmt: skip
+                runs.append(_set(sid, "PostToolUse", cid, None, stamp, post))
             if len(calls_rows) >= BATCH:
                 flush()
         conn.execute(

@@ -24,6 +24,7 @@ from ..errors import LedgerError
 from .common import error_kind, is_url, iso_time, resolve_ledger_path, safe_url
 from .migrations import migrations
 from .query import QueryResult, cell, connect, missing_ledger, reading, run_query, schema_names
+from .rollup import invalidate, is_rollup
 from .spool import RecoverReport, spool_paths
 from .sqlite import Ledger
 
@@ -141,6 +142,7 @@ def ledger_status(path: str) -> LedgerStatus:
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
         mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0])
         present = [t for t in schema_names(conn) if not t.startswith("_hookrails")]
+        present = [t for t in present if not is_rollup(t)]
         ordered = [t for t in TABLES if t in present] + [t for t in present if t not in TABLES]
         counts = {
             t: int(conn.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]) for t in ordered
@@ -471,6 +473,7 @@ def prune_ledger(
                 t: conn.execute(f"DELETE FROM {t} WHERE {w}", {"cutoff": cutoff}).rowcount
                 for t, w in prune.items()
             }
+            invalidate(conn)  # rows below the rollups' marks are gone
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:

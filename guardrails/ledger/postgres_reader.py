@@ -14,7 +14,7 @@ from _thread import allocate_lock as _new_lock
 
 from ..errors import LedgerError
 from .common import safe_url
-from .reader import LedgerReader
+from .reader import STATS, LedgerReader
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -178,6 +178,18 @@ class PostgresReader(LedgerReader):
             if self._pg is not None:
                 self._pg.close()
                 self._pg = None
+
+    stats_queries = {
+        **STATS,
+        "calls_by_status": (
+            "SELECT status, count(*) AS calls FROM tool_calls GROUP BY status "
+            "ORDER BY calls DESC, status"
+        ),
+    }
+
+    def refresh_rollups(self, limit: int | None = None) -> int:
+        """Nothing to do: PostgreSQL's views aggregate their tables (no rollups)."""
+        return 0
 
     def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[dict[str, Any]]:
         import psycopg

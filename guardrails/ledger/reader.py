@@ -113,10 +113,24 @@ group by 1, 2 order by 1, 2"""
 EXAMPLE_QUERY = (
     "select tool_name, status, count(*) from tool_calls where session_id = :session group by 1, 2"
 )
+#: rows of each table ``stats`` folds into the rollups before it reads
+STATS_REFRESH = 100_000
 #: what ``GET /v1/stats`` of ``hookrails serve`` shows, in order (``:limit`` bound)
 STATS: dict[str, str] = {
-    "calls_by_status": (
-        "SELECT status, count(*) AS calls FROM tool_calls GROUP BY status ORDER BY calls DESC"
+    "calls_by_status": (  # the rollup and the calls after its mark, not every row
+        "WITH c AS MATERIALIZED (SELECT sum(calls) AS calls, sum(ok) AS ok, "
+        "sum(denials) AS denied, sum(errors) AS error, sum(interrupted) AS interrupted FROM ("
+        "SELECT calls, ok, denials, errors, interrupted FROM tool_rollup UNION ALL "
+        "SELECT new, status = 'ok', status = 'denied', status = 'error', "
+        "status = 'interrupted' FROM (SELECT status, 1 AS new FROM tool_calls "
+        "WHERE id > (SELECT last_id FROM rollup_marks WHERE name = 'tool_calls') UNION ALL "
+        "SELECT c.status, 0 FROM rollup_pending AS p CROSS JOIN tool_calls AS c "
+        "ON c.id = p.id WHERE c.status != 'pending'))) "
+        "SELECT status, calls FROM (SELECT 'ok' AS status, ok AS calls FROM c "
+        "UNION ALL SELECT 'denied', denied FROM c UNION ALL SELECT 'error', error FROM c "
+        "UNION ALL SELECT 'interrupted', interrupted FROM c UNION ALL SELECT 'pending', "
+        "calls - ok - denied - error - interrupted FROM c) WHERE calls > 0 "
+        "ORDER BY calls DESC, status"
     ),
     "tools": (
         "SELECT tool_name, calls, ok, denials, errors, interrupted, p50_ms, p95_ms, avg_ms, "
@@ -272,8 +286,22 @@ class LedgerReader:
         """How often each hook denied, blocked or asked."""
         return self.query(_SESSION_REFUSALS, {"session": session_id})
 
+    #: the sections of :meth:`stats` (a store without rollups names its own)
+    stats_queries = STATS
+
+    def refresh_rollups(self, limit: int | None = None) -> int:
+        """Fold the rows recorded since the last refresh into the aggregate views' rollups
+        (``rollup.py``; a writable connection of its own, at most ``limit`` rows of each
+        table); 0 when the file cannot be written now: the views stay exact, only slower."""
+        from .rollup import refresh_file
+
+        return refresh_file(self.path, limit)
+
     def stats(self, limit: int) -> Iterator[tuple[str, list[dict[str, Any]]]]:
         """``(section, rows)`` of :data:`STATS`, in order, each at most ``limit`` rows
-        where it has a limit; a section that fails raises, the earlier ones stand."""
-        for key, sql in STATS.items():
+        where it has a limit; a section that fails raises, the earlier ones stand. The
+        aggregate views' rollups are moved forward first (at most :data:`STATS_REFRESH` rows:
+        a server's stats stay bounded after the rollups were emptied)."""
+        self.refresh_rollups(STATS_REFRESH)
+        for key, sql in self.stats_queries.items():
             yield key, self.query(sql, {"limit": limit})

@@ -80,6 +80,10 @@ def import_spool(
                 imported += 1
             conn.execute("RELEASE spool_record")
         spooled.reject(spool, rejected)
+        if imported:  # an upsert may have changed a row below the rollups' marks
+            from .rollup import invalidate
+
+            invalidate(conn)
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:

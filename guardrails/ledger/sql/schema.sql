@@ -1,5 +1,5 @@
 -- Generated from ledger/migrations and ledger/views by `make schemas`; do not edit.
--- Schema version 7.
+-- Schema version 8.
 
 CREATE TABLE _hookrails_migrations (number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);
 
@@ -15,6 +15,24 @@ CREATE TABLE events (
     injected_chars  INTEGER NOT NULL DEFAULT 0,
     created_at      TEXT NOT NULL
 , tenant_id TEXT);
+
+CREATE TABLE hook_duration_rollup (
+    hook         TEXT NOT NULL,
+    event        TEXT NOT NULL,
+    duration_ms  REAL NOT NULL,
+    n            INTEGER NOT NULL,
+    sum_ms       REAL NOT NULL,       -- the exact durations' sum
+    max_ms       REAL NOT NULL,       -- the exact longest
+    PRIMARY KEY (hook, event, duration_ms)
+) WITHOUT ROWID;
+
+CREATE TABLE hook_rollup (
+    hook      TEXT NOT NULL,
+    event     TEXT NOT NULL,
+    runs      INTEGER NOT NULL,
+    failures  INTEGER NOT NULL,
+    PRIMARY KEY (hook, event)
+) WITHOUT ROWID;
 
 CREATE TABLE hook_run_sets (
     id            INTEGER PRIMARY KEY,
@@ -42,6 +60,25 @@ CREATE TABLE idempotency_keys (
     updated_at     TEXT NOT NULL,
     expires_at     TEXT
 , lease_expires_at TEXT);
+
+CREATE TABLE repeated_rollup (
+    session_id         TEXT NOT NULL,
+    tool_name          TEXT NOT NULL,
+    arguments_hash     TEXT NOT NULL,
+    times              INTEGER NOT NULL,
+    first_at           TEXT NOT NULL,
+    last_at            TEXT NOT NULL,
+    statuses           TEXT,
+    example_arguments  TEXT,
+    PRIMARY KEY (session_id, tool_name, arguments_hash)
+) WITHOUT ROWID;
+
+CREATE TABLE rollup_marks (
+    name     TEXT PRIMARY KEY,            -- the table summarized: tool_calls, hook_run_sets
+    last_id  INTEGER NOT NULL DEFAULT 0   -- its rows with id <= last_id are in the rollups
+) WITHOUT ROWID;
+
+CREATE TABLE rollup_pending (id INTEGER PRIMARY KEY);
 
 CREATE TABLE session_state (
     session_id       TEXT NOT NULL,
@@ -93,6 +130,24 @@ CREATE TABLE tool_calls (
     pid                  INTEGER, annotations TEXT, tenant_id TEXT,            -- process that wrote the pending row (for recover)
     UNIQUE (session_id, tool_call_id)
 );
+
+CREATE TABLE tool_duration_rollup (
+    tool_name    TEXT NOT NULL,
+    duration_ms  REAL NOT NULL,
+    n            INTEGER NOT NULL,
+    sum_ms       REAL NOT NULL,       -- the exact durations' sum
+    PRIMARY KEY (tool_name, duration_ms)
+) WITHOUT ROWID;
+
+CREATE TABLE tool_rollup (
+    tool_name       TEXT PRIMARY KEY,
+    calls           INTEGER NOT NULL,
+    ok              INTEGER NOT NULL,
+    denials         INTEGER NOT NULL,
+    errors          INTEGER NOT NULL,
+    interrupted     INTEGER NOT NULL,
+    last_called_at  TEXT
+) WITHOUT ROWID;
 
 CREATE INDEX events_by_kind ON events (event, decision);
 
@@ -226,42 +281,72 @@ BEGIN
 END;
 
 CREATE VIEW repeated_calls AS
-WITH numbered AS (
-    SELECT
-        session_id,
-        tool_name,
-        arguments_hash,
-        started_at,
-        tool_call_arguments,
-        row_number() OVER (
-            PARTITION BY session_id, tool_name, arguments_hash ORDER BY started_at, id
-        ) AS nth
+WITH touched AS (
+    SELECT DISTINCT session_id, tool_name, arguments_hash
     FROM tool_calls
-    WHERE arguments_hash IS NOT NULL
+    WHERE id > (SELECT last_id FROM rollup_marks WHERE name = 'tool_calls')
+      AND arguments_hash IS NOT NULL
+    UNION
+    SELECT c.session_id, c.tool_name, c.arguments_hash
+    FROM rollup_pending AS p
+    CROSS JOIN tool_calls AS c ON c.id = p.id
+    WHERE c.arguments_hash IS NOT NULL
+),
+fresh AS (
+    SELECT
+        g.session_id,
+        g.tool_name,
+        g.arguments_hash,
+        (
+            SELECT count(*) FROM tool_calls AS c
+            WHERE c.session_id = g.session_id AND c.tool_name = g.tool_name
+              AND c.arguments_hash = g.arguments_hash
+        ) AS times,
+        (
+            SELECT min(c.started_at) FROM tool_calls AS c
+            WHERE c.session_id = g.session_id AND c.tool_name = g.tool_name
+              AND c.arguments_hash = g.arguments_hash
+        ) AS first_at,
+        (
+            SELECT max(c.started_at) FROM tool_calls AS c
+            WHERE c.session_id = g.session_id AND c.tool_name = g.tool_name
+              AND c.arguments_hash = g.arguments_hash
+        ) AS last_at,
+        (
+            SELECT group_concat(d.status, ',')
+            FROM (
+                SELECT DISTINCT c.status
+                FROM tool_calls AS c
+                WHERE c.session_id = g.session_id AND c.tool_name = g.tool_name
+                  AND c.arguments_hash = g.arguments_hash
+                ORDER BY c.status
+            ) AS d
+        ) AS statuses,
+        (
+            SELECT c.tool_call_arguments FROM tool_calls AS c
+            WHERE c.session_id = g.session_id AND c.tool_name = g.tool_name
+              AND c.arguments_hash = g.arguments_hash
+            ORDER BY c.started_at, c.id
+            LIMIT 1
+        ) AS example_arguments
+    FROM touched AS g
 )
 SELECT
-    g.session_id,
-    g.tool_name,
-    g.arguments_hash,
-    count(*) AS times,
-    min(g.started_at) AS first_at,
-    max(g.started_at) AS last_at,
-    (
-        SELECT group_concat(d.status, ',')
-        FROM (
-            SELECT DISTINCT s.status
-            FROM tool_calls AS s
-            WHERE s.session_id = g.session_id
-              AND s.tool_name = g.tool_name
-              AND s.arguments_hash = g.arguments_hash
-            ORDER BY s.status
-        ) AS d
-    ) AS statuses,
-    max(CASE WHEN g.nth = 1 THEN g.tool_call_arguments END) AS example_arguments
-FROM numbered AS g
-GROUP BY g.session_id, g.tool_name, g.arguments_hash
-HAVING count(*) > 1
-ORDER BY g.session_id, first_at, g.tool_name, g.arguments_hash;
+    session_id, tool_name, arguments_hash, times, first_at, last_at, statuses, example_arguments
+FROM (
+    SELECT * FROM fresh WHERE times > 1
+    UNION ALL
+    SELECT
+        r.session_id, r.tool_name, r.arguments_hash, r.times, r.first_at, r.last_at,
+        r.statuses, r.example_arguments
+    FROM repeated_rollup AS r
+    WHERE NOT EXISTS (
+        SELECT 1 FROM touched AS g
+        WHERE g.session_id = r.session_id AND g.tool_name = r.tool_name
+          AND g.arguments_hash = r.arguments_hash
+    )
+)
+ORDER BY session_id, first_at, tool_name, arguments_hash;
 
 CREATE VIEW session_summary AS
 SELECT
@@ -308,66 +393,138 @@ FROM sessions AS s
 ORDER BY s.started_at DESC, s.session_id;
 
 CREATE VIEW slow_hooks AS
-WITH timed AS (
+WITH live AS (
     SELECT
-        hook,
-        event,
-        duration_ms,
-        row_number() OVER (PARTITION BY hook, event ORDER BY duration_ms, id) AS nth,
-        count(*) OVER (PARTITION BY hook, event) AS n
-    FROM hook_runs
-    WHERE duration_ms IS NOT NULL
-),
-percentiles AS (
-    SELECT hook, event, max(CASE WHEN nth = (95 * n + 99) / 100 THEN duration_ms END) AS p95_ms
-    FROM timed
-    GROUP BY hook, event
+        s.event,
+        r.value ->> 0 AS hook,
+        r.value ->> 3 AS outcome,
+        r.value ->> 4 AS duration_ms
+    FROM hook_run_sets AS s, json_each(s.runs) AS r
+    WHERE s.id > (SELECT last_id FROM rollup_marks WHERE name = 'hook_run_sets')
 ),
 totals AS (
+    SELECT hook, event, sum(runs) AS runs, sum(failures) AS failures
+    FROM (
+        SELECT hook, event, runs, failures FROM hook_rollup
+        UNION ALL
+        SELECT hook, event, count(*), sum(outcome IN ('error', 'timeout', 'invalid', 'refused'))
+        FROM live
+        GROUP BY hook, event
+    )
+    GROUP BY hook, event
+),
+buckets AS (
+    SELECT hook, event, duration_ms, sum(n) AS n, sum(sum_ms) AS sum_ms, max(max_ms) AS max_ms
+    FROM (
+        SELECT hook, event, duration_ms, n, sum_ms, max_ms FROM hook_duration_rollup
+        UNION ALL
+        SELECT
+            hook,
+            event,
+            CAST(printf('%.2e', duration_ms) AS REAL),
+            count(*),
+            sum(duration_ms),
+            max(duration_ms)
+        FROM live
+        WHERE duration_ms IS NOT NULL
+        GROUP BY 1, 2, 3
+    )
+    GROUP BY hook, event, duration_ms
+),
+ranked AS (
     SELECT
         hook,
         event,
-        count(*) AS runs,
-        round(avg(duration_ms), 3) AS avg_ms,
-        max(duration_ms) AS max_ms,
-        sum(outcome IN ('error', 'timeout', 'invalid', 'refused')) AS failures
-    FROM hook_runs
-    GROUP BY hook, event
-)
-SELECT t.hook, t.event, t.runs, t.avg_ms, p.p95_ms, t.max_ms, t.failures
-FROM totals AS t
-LEFT JOIN percentiles AS p ON p.hook = t.hook AND p.event = t.event
-ORDER BY p.p95_ms DESC NULLS LAST, t.hook, t.event;
-
-CREATE VIEW tool_stats AS
-WITH ran AS (
-    SELECT
-        tool_name,
         duration_ms,
-        row_number() OVER (PARTITION BY tool_name ORDER BY duration_ms, id) AS nth,
-        count(*) OVER (PARTITION BY tool_name) AS n
-    FROM tool_calls
-    WHERE status IN ('ok', 'error') AND duration_ms IS NOT NULL
+        max_ms,
+        sum(n) OVER (PARTITION BY hook, event ORDER BY duration_ms ROWS UNBOUNDED PRECEDING)
+            AS upto,
+        sum(n) OVER (PARTITION BY hook, event) AS n,
+        sum(sum_ms) OVER (PARTITION BY hook, event) AS sum_ms
+    FROM buckets
 ),
 durations AS (
     SELECT
-        tool_name,
-        max(CASE WHEN nth = (n + 1) / 2 THEN duration_ms END) AS p50_ms,
-        max(CASE WHEN nth = (95 * n + 99) / 100 THEN duration_ms END) AS p95_ms,
-        round(avg(duration_ms), 3) AS avg_ms
-    FROM ran
-    GROUP BY tool_name
+        hook,
+        event,
+        round(max(sum_ms) / max(n), 3) AS avg_ms,
+        min(CASE WHEN upto >= (95 * n + 99) / 100 THEN duration_ms END) AS p95_ms,
+        max(max_ms) AS max_ms
+    FROM ranked
+    GROUP BY hook, event
+)
+SELECT t.hook, t.event, t.runs, d.avg_ms, d.p95_ms, d.max_ms, t.failures
+FROM totals AS t
+LEFT JOIN durations AS d ON d.hook = t.hook AND d.event = t.event
+ORDER BY d.p95_ms DESC NULLS LAST, t.hook, t.event;
+
+CREATE VIEW tool_stats AS
+WITH live AS (
+    SELECT tool_name, status, duration_ms, started_at, 1 AS new
+    FROM tool_calls
+    WHERE id > (SELECT last_id FROM rollup_marks WHERE name = 'tool_calls')
+    UNION ALL
+    -- a call the rollup counted while it was pending: its status now (counted once)
+    SELECT c.tool_name, c.status, c.duration_ms, c.started_at, 0
+    FROM rollup_pending AS p
+    CROSS JOIN tool_calls AS c ON c.id = p.id
+    WHERE c.status != 'pending'
 ),
 counts AS (
     SELECT
         tool_name,
-        count(*) AS calls,
-        sum(status = 'ok') AS ok,
-        sum(status = 'denied') AS denials,
-        sum(status = 'error') AS errors,
-        sum(status = 'interrupted') AS interrupted,
-        max(started_at) AS last_called_at
-    FROM tool_calls
+        sum(calls) AS calls,
+        sum(ok) AS ok,
+        sum(denials) AS denials,
+        sum(errors) AS errors,
+        sum(interrupted) AS interrupted,
+        max(last_called_at) AS last_called_at
+    FROM (
+        SELECT tool_name, calls, ok, denials, errors, interrupted, last_called_at
+        FROM tool_rollup
+        UNION ALL
+        SELECT
+            tool_name,
+            sum(new),
+            sum(status = 'ok'),
+            sum(status = 'denied'),
+            sum(status = 'error'),
+            sum(status = 'interrupted'),
+            max(started_at)
+        FROM live
+        GROUP BY tool_name
+    )
+    GROUP BY tool_name
+),
+buckets AS (
+    SELECT tool_name, duration_ms, sum(n) AS n, sum(sum_ms) AS sum_ms
+    FROM (
+        SELECT tool_name, duration_ms, n, sum_ms FROM tool_duration_rollup
+        UNION ALL
+        SELECT tool_name, CAST(printf('%.2e', duration_ms) AS REAL), count(*), sum(duration_ms)
+        FROM live
+        WHERE status IN ('ok', 'error') AND duration_ms IS NOT NULL
+        GROUP BY 1, 2
+    )
+    GROUP BY tool_name, duration_ms
+),
+ranked AS (
+    SELECT
+        tool_name,
+        duration_ms,
+        sum(n) OVER (PARTITION BY tool_name ORDER BY duration_ms ROWS UNBOUNDED PRECEDING)
+            AS upto,
+        sum(n) OVER (PARTITION BY tool_name) AS n,
+        sum(sum_ms) OVER (PARTITION BY tool_name) AS sum_ms
+    FROM buckets
+),
+durations AS (
+    SELECT
+        tool_name,
+        min(CASE WHEN upto >= (n + 1) / 2 THEN duration_ms END) AS p50_ms,
+        min(CASE WHEN upto >= (95 * n + 99) / 100 THEN duration_ms END) AS p95_ms,
+        round(max(sum_ms) / max(n), 3) AS avg_ms
+    FROM ranked
     GROUP BY tool_name
 )
 SELECT

@@ -5,41 +5,80 @@
 --   event     the hook event it ran for (PreToolUse, UserPromptSubmit, Stop, ...)
 --   runs      every recorded run, whatever its outcome
 --   avg_ms    mean duration in ms over runs with a duration_ms, rounded to 3 decimals
---   p95_ms    95th percentile duration in ms, nearest rank (the value at rank ceil(0.95 * n),
---             computed as (95 * n + 99) / 100), over runs with a duration_ms
+--   p95_ms    95th percentile duration in ms, nearest rank over the durations rounded to 3
+--             significant digits (the rounded value at rank ceil(0.95 * n), computed as
+--             (95 * n + 99) / 100), over runs with a duration_ms
 --   max_ms    longest duration in ms
 --   failures  runs whose outcome is 'error', 'timeout', 'invalid' or 'refused'
 --
--- The duration columns are NULL when no run has a duration_ms. Ordered by p95_ms (slowest
--- first, NULL last), then hook, then event.
+-- avg_ms and max_ms are over the exact durations. The duration columns are NULL when no run
+-- has a duration_ms. Ordered by p95_ms (slowest first, NULL last), then hook, then event.
+--
+-- The runs of the hook_run_sets up to rollup_marks' mark are read from hook_rollup and
+-- hook_duration_rollup (sql/migrations/0008_rollups.sql), the later ones from hook_run_sets:
+-- the same answer as aggregating hook_runs alone, at the cost of the rows after the mark.
 CREATE VIEW slow_hooks AS
-WITH timed AS (
+WITH live AS (
+    SELECT
+        s.event,
+        r.value ->> 0 AS hook,
+        r.value ->> 3 AS outcome,
+        r.value ->> 4 AS duration_ms
+    FROM hook_run_sets AS s, json_each(s.runs) AS r
+    WHERE s.id > (SELECT last_id FROM rollup_marks WHERE name = 'hook_run_sets')
+),
+totals AS (
+    SELECT hook, event, sum(runs) AS runs, sum(failures) AS failures
+    FROM (
+        SELECT hook, event, runs, failures FROM hook_rollup
+        UNION ALL
+        SELECT hook, event, count(*), sum(outcome IN ('error', 'timeout', 'invalid', 'refused'))
+        FROM live
+        GROUP BY hook, event
+    )
+    GROUP BY hook, event
+),
+buckets AS (
+    SELECT hook, event, duration_ms, sum(n) AS n, sum(sum_ms) AS sum_ms, max(max_ms) AS max_ms
+    FROM (
+        SELECT hook, event, duration_ms, n, sum_ms, max_ms FROM hook_duration_rollup
+        UNION ALL
+        SELECT
+            hook,
+            event,
+            CAST(printf('%.2e', duration_ms) AS REAL),
+            count(*),
+            sum(duration_ms),
+            max(duration_ms)
+        FROM live
+        WHERE duration_ms IS NOT NULL
+        GROUP BY 1, 2, 3
+    )
+    GROUP BY hook, event, duration_ms
+),
+ranked AS (
     SELECT
         hook,
         event,
         duration_ms,
-        row_number() OVER (PARTITION BY hook, event ORDER BY duration_ms, id) AS nth,
-        count(*) OVER (PARTITION BY hook, event) AS n
-    FROM hook_runs
-    WHERE duration_ms IS NOT NULL
+        max_ms,
+        sum(n) OVER (PARTITION BY hook, event ORDER BY duration_ms ROWS UNBOUNDED PRECEDING)
+            AS upto,
+        sum(n) OVER (PARTITION BY hook, event) AS n,
+        sum(sum_ms) OVER (PARTITION BY hook, event) AS sum_ms
+    FROM buckets
 ),
-percentiles AS (
-    SELECT hook, event, max(CASE WHEN nth = (95 * n + 99) / 100 THEN duration_ms END) AS p95_ms
-    FROM timed
-    GROUP BY hook, event
-),
-totals AS (
+durations AS (
     SELECT
         hook,
         event,
-        count(*) AS runs,
-        round(avg(duration_ms), 3) AS avg_ms,
-        max(duration_ms) AS max_ms,
-        sum(outcome IN ('error', 'timeout', 'invalid', 'refused')) AS failures
-    FROM hook_runs
+        round(max(sum_ms) / max(n), 3) AS avg_ms,
+        min(CASE WHEN upto >= (95 * n + 99) / 100 THEN duration_ms END) AS p95_ms,
+        max(max_ms) AS max_ms
+    FROM ranked
     GROUP BY hook, event
 )
-SELECT t.hook, t.event, t.runs, t.avg_ms, p.p95_ms, t.max_ms, t.failures
+SELECT t.hook, t.event, t.runs, d.avg_ms, d.p95_ms, d.max_ms, t.failures
 FROM totals AS t
-LEFT JOIN percentiles AS p ON p.hook = t.hook AND p.event = t.event
-ORDER BY p.p95_ms DESC NULLS LAST, t.hook, t.event;
+LEFT JOIN durations AS d ON d.hook = t.hook AND d.event = t.event
+ORDER BY d.p95_ms DESC NULLS LAST, t.hook, t.event;

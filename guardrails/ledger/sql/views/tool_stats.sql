@@ -13,39 +13,84 @@
 --   last_called_at  started_at of the most recent call (UTC ISO-8601 text)
 --
 -- "Calls that ran" are status 'ok' or 'error' with a duration_ms; denied, pending and
--- interrupted calls never count towards the durations. Nearest-rank percentile p over n
--- sorted durations is the value at rank ceil(p * n), computed in integer arithmetic as
--- (n + 1) / 2 for p50 and (95 * n + 99) / 100 for p95. The duration columns are NULL for a
--- tool with no call that ran. Ordered by calls (most first), then tool_name.
+-- interrupted calls never count towards the durations. The percentiles are nearest rank
+-- over the durations rounded to 3 significant digits (12.345 ms counts as 12.3): the
+-- rounded value at rank ceil(p * n), computed in integer arithmetic as (n + 1) / 2 for p50
+-- and (95 * n + 99) / 100 for p95; avg_ms is over the exact durations. The duration
+-- columns are NULL for a tool with no call that ran. Ordered by calls (most first), then
+-- tool_name.
+--
+-- The calls up to rollup_marks' mark are read from tool_rollup and tool_duration_rollup
+-- (sql/migrations/0008_rollups.sql), the later ones (and the status of calls that were
+-- pending at the mark) from tool_calls: the same answer as aggregating tool_calls alone,
+-- at the cost of the rows after the mark.
 CREATE VIEW tool_stats AS
-WITH ran AS (
-    SELECT
-        tool_name,
-        duration_ms,
-        row_number() OVER (PARTITION BY tool_name ORDER BY duration_ms, id) AS nth,
-        count(*) OVER (PARTITION BY tool_name) AS n
+WITH live AS (
+    SELECT tool_name, status, duration_ms, started_at, 1 AS new
     FROM tool_calls
-    WHERE status IN ('ok', 'error') AND duration_ms IS NOT NULL
-),
-durations AS (
-    SELECT
-        tool_name,
-        max(CASE WHEN nth = (n + 1) / 2 THEN duration_ms END) AS p50_ms,
-        max(CASE WHEN nth = (95 * n + 99) / 100 THEN duration_ms END) AS p95_ms,
-        round(avg(duration_ms), 3) AS avg_ms
-    FROM ran
-    GROUP BY tool_name
+    WHERE id > (SELECT last_id FROM rollup_marks WHERE name = 'tool_calls')
+    UNION ALL
+    -- a call the rollup counted while it was pending: its status now (counted once)
+    SELECT c.tool_name, c.status, c.duration_ms, c.started_at, 0
+    FROM rollup_pending AS p
+    CROSS JOIN tool_calls AS c ON c.id = p.id
+    WHERE c.status != 'pending'
 ),
 counts AS (
     SELECT
         tool_name,
-        count(*) AS calls,
-        sum(status = 'ok') AS ok,
-        sum(status = 'denied') AS denials,
-        sum(status = 'error') AS errors,
-        sum(status = 'interrupted') AS interrupted,
-        max(started_at) AS last_called_at
-    FROM tool_calls
+        sum(calls) AS calls,
+        sum(ok) AS ok,
+        sum(denials) AS denials,
+        sum(errors) AS errors,
+        sum(interrupted) AS interrupted,
+        max(last_called_at) AS last_called_at
+    FROM (
+        SELECT tool_name, calls, ok, denials, errors, interrupted, last_called_at
+        FROM tool_rollup
+        UNION ALL
+        SELECT
+            tool_name,
+            sum(new),
+            sum(status = 'ok'),
+            sum(status = 'denied'),
+            sum(status = 'error'),
+            sum(status = 'interrupted'),
+            max(started_at)
+        FROM live
+        GROUP BY tool_name
+    )
+    GROUP BY tool_name
+),
+buckets AS (
+    SELECT tool_name, duration_ms, sum(n) AS n, sum(sum_ms) AS sum_ms
+    FROM (
+        SELECT tool_name, duration_ms, n, sum_ms FROM tool_duration_rollup
+        UNION ALL
+        SELECT tool_name, CAST(printf('%.2e', duration_ms) AS REAL), count(*), sum(duration_ms)
+        FROM live
+        WHERE status IN ('ok', 'error') AND duration_ms IS NOT NULL
+        GROUP BY 1, 2
+    )
+    GROUP BY tool_name, duration_ms
+),
+ranked AS (
+    SELECT
+        tool_name,
+        duration_ms,
+        sum(n) OVER (PARTITION BY tool_name ORDER BY duration_ms ROWS UNBOUNDED PRECEDING)
+            AS upto,
+        sum(n) OVER (PARTITION BY tool_name) AS n,
+        sum(sum_ms) OVER (PARTITION BY tool_name) AS sum_ms
+    FROM buckets
+),
+durations AS (
+    SELECT
+        tool_name,
+        min(CASE WHEN upto >= (n + 1) / 2 THEN duration_ms END) AS p50_ms,
+        min(CASE WHEN upto >= (95 * n + 99) / 100 THEN duration_ms END) AS p95_ms,
+        round(max(sum_ms) / max(n), 3) AS avg_ms
+    FROM ranked
     GROUP BY tool_name
 )
 SELECT

@@ -1,0 +1,129 @@
+"""The aggregate views' rollups (rollup.py, sql/migrations/0008_rollups.sql): a view answers
+the same before and after a refresh, with calls pending at the mark, and after a prune."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from guardrails import Ledger
+from guardrails.ledger import rollup
+
+VIEWS = ("tool_stats", "slow_hooks", "repeated_calls")
+
+
+def _fill(path: str, calls: int, start: int = 0, pending_every: int = 0) -> None:
+    conn = sqlite3.connect(path)
+    for i in range(start, start + calls):
+        status = "pending" if pending_every and i % pending_every == 0 else "ok"
+        if status == "ok" and i % 7 == 0:
+            status = "error"
+        dur = None if status == "pending" else 1.0 + (i % 13) * 0.731
+        conn.execute(
+            "INSERT INTO tool_calls (session_id, tool_call_id, tool_name, arguments_hash, "
+            "tool_call_arguments, status, started_at, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (f"s{i % 3}", f"c{i}", f"t{i % 4}", f"h{i % 5}", "{}", status,
+             f"2026-01-01T00:00:{i % 60:02d}.000Z", dur),
+        )  # fmt: skip
+        conn.execute(
+            "INSERT INTO hook_run_sets (session_id, event, tool_call_id, created_at, runs, flags) "
+            "VALUES (?, 'PreToolUse', ?, '2026-01-01T00:00:00.000Z', ?, ?)",
+            (f"s{i % 3}", f"c{i}",
+             f'[["h{i % 2}", null, 100, "{"error" if i % 11 == 0 else "noop"}", '
+             f'{0.01 * (i % 17) + 0.001}, null, 0]]', 2 if i % 11 == 0 else 0),
+        )  # fmt: skip
+    conn.commit()
+    conn.close()
+
+
+def _answers(path: str) -> dict[str, list[tuple[object, ...]]]:
+    conn = sqlite3.connect(path)
+    try:
+        return {v: conn.execute(f"SELECT * FROM {v}").fetchall() for v in VIEWS}
+    finally:
+        conn.close()
+
+
+def _rollup_rows(path: str) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return int(conn.execute("SELECT count(*) FROM tool_rollup").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_views_answer_alike_before_and_after_refreshes(tmp_path: Path) -> None:
+    path = str(tmp_path / "l.db")
+    Ledger(path).close()
+    _fill(path, 120, pending_every=9)
+    before = _answers(path)
+    assert rollup.refresh_file(path, limit=50) > 0  # part of the rows: rollup plus live
+    assert _rollup_rows(path) > 0
+    assert _answers(path) == before
+    rollup.refresh_file(path)
+    assert _answers(path) == before
+    _fill(path, 40, start=120)  # rows after the mark
+    after = _answers(path)
+    rollup.refresh_file(path)
+    assert _answers(path) == after
+
+
+def test_a_call_pending_at_the_mark_counts_once_it_finishes(tmp_path: Path) -> None:
+    path = str(tmp_path / "l.db")
+    Ledger(path).close()
+    _fill(path, 60, pending_every=5)
+    rollup.refresh_file(path)
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT count(*) FROM rollup_pending").fetchone()[0] == 12
+    conn.execute("UPDATE tool_calls SET status = 'ok', duration_ms = 99.5 WHERE id = 6")
+    conn.commit()
+    conn.close()
+    finished = _answers(path)
+    conn = sqlite3.connect(path)
+    conn.execute("DELETE FROM rollup_pending")
+    conn.execute("DELETE FROM tool_rollup")
+    conn.execute("DELETE FROM tool_duration_rollup")
+    conn.execute("DELETE FROM repeated_rollup")
+    conn.execute("UPDATE rollup_marks SET last_id = 0 WHERE name = 'tool_calls'")
+    conn.commit()
+    conn.close()
+    assert _answers(path) == finished  # the same as reading every row
+    rollup.refresh_file(path)
+    assert _answers(path) == finished
+
+
+def test_prune_empties_the_rollups(tmp_path: Path) -> None:
+    from guardrails.ledger.admin import prune_ledger
+
+    path = str(tmp_path / "l.db")
+    Ledger(path).close()
+    _fill(path, 30)
+    rollup.refresh_file(path)
+    assert _rollup_rows(path) > 0
+    prune_ledger(path, before="2026-01-01T00:00:10Z")
+    assert _rollup_rows(path) == 0
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT max(last_id) FROM rollup_marks").fetchone()[0] == 0
+    conn.close()
+
+
+def test_refresh_never_creates_or_writes_a_file_of_another_schema(tmp_path: Path) -> None:
+    missing = tmp_path / "none.db"
+    assert rollup.refresh_file(str(missing)) == 0
+    assert not missing.exists()
+    path = str(tmp_path / "l.db")
+    Ledger(path).close()
+    _fill(path, 10)
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    assert rollup.refresh_file(path) == 0
+    assert _rollup_rows(path) == 0
+
+
+def test_a_ledger_closes_with_a_bounded_refresh(tmp_path: Path) -> None:
+    path = str(tmp_path / "l.db")
+    Ledger(path).close()
+    _fill(path, rollup.CLOSE_BACKLOG + 10)
+    Ledger(path).close()
+    assert _rollup_rows(path) > 0
