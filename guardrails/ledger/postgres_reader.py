@@ -185,6 +185,11 @@ class PostgresReader(LedgerReader):
             "SELECT status, count(*) AS calls FROM tool_calls GROUP BY status "
             "ORDER BY calls DESC, status"
         ),
+        "denials_by_hook": (
+            "SELECT hook, matcher, hook_outcome, count(*) AS denials, max(started_at) AS last_at "
+            "FROM denials GROUP BY hook, matcher, hook_outcome ORDER BY denials DESC, hook "
+            "LIMIT :limit"
+        ),
     }
 
     def refresh_rollups(self, limit: int | None = None) -> int:

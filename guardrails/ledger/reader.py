@@ -114,6 +114,13 @@ EXAMPLE_QUERY = (
     "select tool_name, status, count(*) from tool_calls where session_id = :session group by 1, 2"
 )
 #: rows of each table ``stats`` folds into the rollups before it reads
+#: a denied call's first denying (or failing) hook run, as the denials view finds it
+FIRST_DENIAL = (
+    "(SELECT r.value FROM hook_run_sets AS s, json_each(s.runs) AS r "
+    "WHERE s.session_id = {c}.session_id AND s.tool_call_id = {c}.tool_call_id "
+    "AND s.flags != 0 AND r.value ->> 3 IN ('deny', 'error', 'timeout', 'invalid', 'refused') "
+    "ORDER BY s.id, r.key LIMIT 1)"
+)
 STATS_REFRESH = 100_000
 #: what ``GET /v1/stats`` of ``hookrails serve`` shows, in order (``:limit`` bound)
 STATS: dict[str, str] = {
@@ -136,10 +143,16 @@ STATS: dict[str, str] = {
         "SELECT tool_name, calls, ok, denials, errors, interrupted, p50_ms, p95_ms, avg_ms, "
         "last_called_at FROM tool_stats LIMIT :limit"
     ),
-    "denials_by_hook": (
-        "SELECT hook, matcher, hook_outcome, count(*) AS denials, max(started_at) AS last_at "
-        "FROM denials GROUP BY hook, matcher, hook_outcome ORDER BY denials DESC, hook "
-        "LIMIT :limit"
+    "denials_by_hook": (  # the rollup and the denials after its mark, not every denial
+        "SELECT nullif(hook, '') AS hook, nullif(matcher, '') AS matcher, "
+        "nullif(hook_outcome, '') AS hook_outcome, sum(denials) AS denials, "
+        "max(last_at) AS last_at FROM (SELECT hook, matcher, hook_outcome, denials, last_at "
+        "FROM denial_rollup UNION ALL SELECT coalesce(run ->> 0, ''), coalesce(run ->> 1, ''), "
+        "coalesce(run ->> 3, ''), 1, started_at FROM (SELECT d.started_at, "
+        + FIRST_DENIAL.format(c="d")
+        + " AS run FROM tool_calls AS d WHERE d.id > (SELECT last_id FROM rollup_marks "
+        "WHERE name = 'tool_calls') AND d.status = 'denied')) "
+        "GROUP BY 1, 2, 3 ORDER BY denials DESC, hook LIMIT :limit"
     ),
     "events": (
         "SELECT event, decision, count(*) AS count FROM events GROUP BY event, decision "

@@ -1,7 +1,8 @@
 """The rollups of the aggregate views (``sql/migrations/0008_rollups.sql``), moved forward
 off the hot path.
 
-``tool_stats``, ``slow_hooks`` and ``repeated_calls`` read the rollup tables for the rows
+``tool_stats``, ``slow_hooks``, ``repeated_calls`` (and ``/v1/stats``' denials by hook)
+read the rollup tables for the rows
 up to a mark and the tables themselves after it, so they are exact whether or not a
 refresh ran; a refresh only makes them cheaper. :func:`refresh` folds the rows after the
 marks into the rollups in one write transaction, at most ``limit`` rows of each table
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+
+from .reader import FIRST_DENIAL as _FIRST_DENIAL
 
 __all__ = [
     "CLOSE_BACKLOG", "CLOSE_LIMIT", "backlog", "invalidate", "is_rollup", "refresh", "refresh_file",
@@ -75,6 +78,14 @@ SELECT * FROM (
     FROM (SELECT DISTINCT session_id, tool_name, arguments_hash FROM ({rows})
           WHERE arguments_hash IS NOT NULL) AS g
 ) WHERE times > 1"""
+_DENIALS = f"""\
+INSERT INTO denial_rollup (hook, matcher, hook_outcome, denials, last_at)
+SELECT coalesce(run ->> 0, ''), coalesce(run ->> 1, ''), coalesce(run ->> 3, ''), count(*),
+       max(started_at)
+FROM (SELECT d.started_at, {_FIRST_DENIAL.format(c="d")} AS run
+      FROM ({{rows}}) AS d WHERE d.status = 'denied') WHERE true GROUP BY 1, 2, 3
+ON CONFLICT (hook, matcher, hook_outcome) DO UPDATE SET
+    denials = denials + excluded.denials, last_at = max(last_at, excluded.last_at)"""
 _PASSED_PENDING = "INSERT INTO rollup_pending SELECT id FROM ({rows}) WHERE status = 'pending'"
 _RUNS = """\
 SELECT s.event, r.value ->> 0 AS hook, r.value ->> 3 AS outcome, r.value ->> 4 AS duration_ms
@@ -95,7 +106,7 @@ ON CONFLICT (hook, event, duration_ms) DO UPDATE SET
     max_ms = max(max_ms, excluded.max_ms)"""
 _ROLLUPS = (
     "rollup_pending", "tool_rollup", "tool_duration_rollup", "hook_rollup",
-    "hook_duration_rollup", "repeated_rollup",
+    "hook_duration_rollup", "repeated_rollup", "denial_rollup",
 )  # fmt: skip
 
 
@@ -128,6 +139,7 @@ def _fold_calls(conn: sqlite3.Connection, rows: str, span: dict[str, int]) -> No
     conn.execute(_TOOLS.format(rows=rows), span)
     conn.execute(_TOOL_DURATIONS.format(rows=rows), span)
     conn.execute(_REPEATED.format(group=_GROUP, rows=rows), span)
+    conn.execute(_DENIALS.format(rows=rows), span)
 
 
 def _advance_calls(conn: sqlite3.Connection, limit: int) -> int:

@@ -3,6 +3,15 @@
 
 CREATE TABLE _hookrails_migrations (number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);
 
+CREATE TABLE denial_rollup (
+    hook          TEXT NOT NULL,
+    matcher       TEXT NOT NULL,
+    hook_outcome  TEXT NOT NULL,
+    denials       INTEGER NOT NULL,
+    last_at       TEXT,
+    PRIMARY KEY (hook, matcher, hook_outcome)
+) WITHOUT ROWID;
+
 CREATE TABLE events (
     id              INTEGER PRIMARY KEY,
     session_id      TEXT NOT NULL,

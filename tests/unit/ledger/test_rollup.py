@@ -8,6 +8,7 @@ from pathlib import Path
 
 from guardrails import Ledger
 from guardrails.ledger import rollup
+from guardrails.ledger.reader import STATS
 
 VIEWS = ("tool_stats", "slow_hooks", "repeated_calls")
 
@@ -18,6 +19,8 @@ def _fill(path: str, calls: int, start: int = 0, pending_every: int = 0) -> None
         status = "pending" if pending_every and i % pending_every == 0 else "ok"
         if status == "ok" and i % 7 == 0:
             status = "error"
+        if status == "ok" and i % 5 == 0:
+            status = "denied"  # by the set's deny run, or (every 10th) by no hook at all
         dur = None if status == "pending" else 1.0 + (i % 13) * 0.731
         conn.execute(
             "INSERT INTO tool_calls (session_id, tool_call_id, tool_name, arguments_hash, "
@@ -28,18 +31,34 @@ def _fill(path: str, calls: int, start: int = 0, pending_every: int = 0) -> None
         conn.execute(
             "INSERT INTO hook_run_sets (session_id, event, tool_call_id, created_at, runs, flags) "
             "VALUES (?, 'PreToolUse', ?, '2026-01-01T00:00:00.000Z', ?, ?)",
-            (f"s{i % 3}", f"c{i}",
-             f'[["h{i % 2}", null, 100, "{"error" if i % 11 == 0 else "noop"}", '
-             f'{0.01 * (i % 17) + 0.001}, null, 0]]', 2 if i % 11 == 0 else 0),
+            (f"s{i % 3}", f"c{i}" if not (status == "denied" and i % 10 == 0) else f"x{i}",
+             f'[["h{i % 2}", null, 100, "{_outcome(i, status)}", '
+             f'{0.01 * (i % 17) + 0.001}, null, 0]]',
+             {"error": 2, "deny": 1}.get(_outcome(i, status), 0)),
         )  # fmt: skip
     conn.commit()
     conn.close()
 
 
+def _outcome(i: int, status: str) -> str:
+    return "deny" if status == "denied" else "error" if i % 11 == 0 else "noop"
+
+
+#: /v1/stats' denials by hook as it was defined before its rollup: over the denials view
+DENIALS_BY_HOOK = (
+    "SELECT hook, matcher, hook_outcome, count(*) AS denials, max(started_at) AS last_at "
+    "FROM denials GROUP BY hook, matcher, hook_outcome ORDER BY denials DESC, hook LIMIT 20"
+)
+
+
 def _answers(path: str) -> dict[str, list[tuple[object, ...]]]:
     conn = sqlite3.connect(path)
     try:
-        return {v: conn.execute(f"SELECT * FROM {v}").fetchall() for v in VIEWS}
+        found = {v: conn.execute(f"SELECT * FROM {v}").fetchall() for v in VIEWS}
+        stats = conn.execute(STATS["denials_by_hook"], {"limit": 20}).fetchall()
+        assert stats == conn.execute(DENIALS_BY_HOOK).fetchall()
+        found["denials_by_hook"] = stats
+        return found
     finally:
         conn.close()
 
@@ -57,6 +76,7 @@ def test_views_answer_alike_before_and_after_refreshes(tmp_path: Path) -> None:
     Ledger(path).close()
     _fill(path, 120, pending_every=9)
     before = _answers(path)
+    assert len(before["denials_by_hook"]) == 2  # h1's denials, and those without a hook run
     assert rollup.refresh_file(path, limit=50) > 0  # part of the rows: rollup plus live
     assert _rollup_rows(path) > 0
     assert _answers(path) == before

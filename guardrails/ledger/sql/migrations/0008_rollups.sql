@@ -66,3 +66,13 @@ CREATE TABLE repeated_rollup (
     example_arguments  TEXT,
     PRIMARY KEY (session_id, tool_name, arguments_hash)
 ) WITHOUT ROWID;
+-- /v1/stats' denials by hook: denied calls per first denying (or failing) hook run; a call is
+-- denied when first recorded and stays so. '' stands for NULL (a denial without a hook run).
+CREATE TABLE denial_rollup (
+    hook          TEXT NOT NULL,
+    matcher       TEXT NOT NULL,
+    hook_outcome  TEXT NOT NULL,
+    denials       INTEGER NOT NULL,
+    last_at       TEXT,
+    PRIMARY KEY (hook, matcher, hook_outcome)
+) WITHOUT ROWID;
