@@ -659,4 +659,28 @@ class Decision:
         return answer
 
 
+def allowed(event: Any, raw: list[Any]) -> Decision:
+    """``Decision(event, _raw=raw)``: the allow of a chain whose hooks all said nothing,
+    field by field (about half the cost of the keyword call: dispatch's quiet path)."""
+    d = _new(Decision)
+    d.event = event
+    d.decision = "allow"
+    d.reason = None
+    d.explicit = False
+    d.updated_input = None
+    d.updated_output = UNSET
+    d.injections = []
+    d.system_messages = []
+    d.blocked = False
+    d.halted = False
+    d.notes = []
+    d.annotations = None
+    d.deferred = False
+    d.claude = None
+    d._raw = raw
+    return d
+
+
+_new = object.__new__
+
 _ELICITATIONS: Final = frozenset({"Elicitation", "ElicitationResult"})

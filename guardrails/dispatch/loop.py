@@ -21,7 +21,7 @@ from .._event_table import HAND_WRITTEN
 from .._frozen import freeze, seal
 from ..errors import HookFailure, describe
 from ..events import STOP_EVENTS, TOOL_EVENTS, TOOL_NAME_EVENTS
-from ..results import STOP_BLOCK_CAP, Decision
+from ..results import STOP_BLOCK_CAP, Decision, allowed
 from .approval import approve, approve_sync
 from .chains import QUIET_RUNS
 from .merge import Merge
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from .chains import Plan
     from .guard import Guard
     from .session import Session
+    from .untimed import Resume
 
     _StateNames = tuple[
         type[StateChange], Callable[[SessionState | None, str | None], SessionState]
@@ -47,6 +48,8 @@ __all__ = ["HELD", "emit", "emit_sync", "in_thread"]
 
 _perf = time.perf_counter
 _get_ident = _thread.get_ident
+#: the sealed event classes (``_frozen.seal``): an event of one is read-only already
+_sealed: set[type] = set()
 #: events that start a turn: a fresh injection budget, and a halt is over
 _NEW_TURN = frozenset({"UserPromptSubmit", "SessionStart"})
 #: ``StateChange`` and ``current`` of ``guardrails.ledger.session_state``, once a ledger
@@ -77,6 +80,46 @@ def emit_sync(guard: Guard, event: Event, session: Session, owner: bool = False)
     """Decide ``event`` on this thread, holding the session's turn."""
     session._gen = guard._gen  # used now (the Guard's idle-session sweep reads it)
     lock = session._lock
+    if guard.ledger is None:  # nothing records each hook's time: the quiet path, inlined
+        if type(event) not in _sealed:
+            _seal(event)
+        field_ = event.subject_field  # _begin's lookup (ChainIndex.key): the hot path
+        subject = guard._agent if field_ is None else getattr(event, field_)
+        if type(subject) is not str:
+            subject = ""
+        key = (event.event_name, subject, event.agent_type)
+        plan, pairs = session._plans.get(key) or session._plan(key)
+        if plan.quiet >= QUIET_RUNS and plan.plain and pairs is not None:
+            if not pairs:  # nothing runs, nothing changes: no turn needed
+                if session.halted is None:
+                    return allowed(event, [])
+            elif lock.acquire(False):
+                session._owner = _get_ident()
+                try:  # every hook runs, the chain timed once (untimed.py)
+                    if session.halted is None:
+                        r, j = None, 0
+                        t0 = _perf()
+                        try:
+                            for fn, ctx, j in pairs:  # noqa: B007  # j: where it stopped
+                                r = fn(event, ctx)
+                                if r is not None:
+                                    break
+                            else:
+                                elapsed = _perf() - t0
+                                if elapsed < plan.limit:
+                                    ran = (plan.bindings, "noop", elapsed, None, 0)
+                                    return allowed(event, [ran])
+                                j = len(pairs)
+                        except BaseException as exc:  # judged as the timed loop would
+                            decision = _go_on(guard, event, session, owner, plan, j, None, exc, t0)
+                        else:
+                            decision = _go_on(guard, event, session, owner, plan, j, r, None, t0)
+                    else:  # halted: denied as _begin denies it
+                        decision = _decide_sync(guard, event, session, owner)
+                finally:
+                    session._owner = session._turn = None
+                    lock.release()
+                return _approved(guard, decision, session, owner)
     if lock.acquire(False):  # the common case: nobody holds the turn
         session._owner = _get_ident()
         try:
@@ -99,9 +142,14 @@ def emit_sync(guard: Guard, event: Event, session: Session, owner: bool = False)
     else:  # a task of this very thread's event loop holds the turn: waiting would stall
         # the loop it needs to finish, so decide without the turn (a callback of that loop)
         decision = _decide_sync(guard, event, session, owner)
+    return _approved(guard, decision, session, owner)
+
+
+def _approved(guard: Guard, decision: Decision, session: Session, owner: bool) -> Decision:
+    """``decision``; an ask the approver settles first, outside the session's turn (siblings
+    go on meanwhile), then recorded."""
     if not _pending(guard, decision):
         return decision
-    # an ask waits for its human outside the session's turn: siblings go on meanwhile
     approve_sync(guard, decision, session)
     return recorded(guard, _unless_halted(decision, session), session, owner)
 
@@ -145,31 +193,11 @@ def _decide_sync(guard: Guard, event: Event, session: Session, owner: bool) -> D
     begun = _begin(guard, event, session)
     if type(begun) is Decision:  # halted
         return recorded(guard, begun, session, owner)
-    plan, pairs = begun  # type: ignore[misc]
+    plan = begun[0]  # type: ignore[index]
     if not plan.timed:
-        done: Any = None
-        if pairs and plan.quiet >= QUIET_RUNS and guard.ledger is None:
-            # every hook runs, timed once (untimed.py): the hot path, inlined
-            r, j = None, 0
-            t0 = _perf()
-            try:
-                for fn, ctx, j in pairs:  # noqa: B007  # j: where it stopped
-                    r = fn(event, ctx)
-                    if r is not None:
-                        break
-                else:
-                    elapsed = _perf() - t0
-                    if elapsed < plan.limit:
-                        plan.quiet += 1
-                        done = Decision(event, _raw=[(plan.bindings, "noop", elapsed, None, 0)])
-                    j = len(pairs)
-            except BaseException as exc:  # judged as the timed loop would judge it
-                done = resume(guard, event, session, plan, range(j), j, None, exc, t0)
-            else:
-                if done is None:
-                    done = resume(guard, event, session, plan, range(j), j, r, None, t0)
-        elif not plan.bindings:  # nothing to run, nothing to count: allowed as it is
-            done = Decision(event)
+        done: Decision | Resume | None = None
+        if not plan.bindings:  # nothing to run, nothing to count: allowed as it is
+            done = allowed(event, [])
         elif plan.quiet >= QUIET_RUNS and guard.ledger is None:
             done = run_untimed(guard, event, session, plan)
         if type(done) is Decision:
@@ -177,15 +205,7 @@ def _decide_sync(guard: Guard, event: Event, session: Session, owner: bool) -> D
                 return done  # what ``recorded`` would leave as it is: an allow, not recorded
             return recorded(guard, done, session, owner, True)
         if done is not None:  # the chain stopped being quiet: the timed loop goes on
-            m, start, interrupted, began = done
-            try:
-                if interrupted is not None:
-                    raise interrupted
-                _hooks_sync(m, session, start, began)
-            except BaseException:  # an interrupted hook: the refusal is recorded, then on
-                _finish(guard, m, session, owner)
-                raise
-            return _finish(guard, m, session, owner)[0]
+            return _timed_from(guard, session, owner, *done)  # type: ignore[misc]
     m = Merge(event, session, guard.definition, plan)
     if plan.bindings:
         try:
@@ -200,6 +220,45 @@ def _decide_sync(guard: Guard, event: Event, session: Session, owner: bool) -> D
         except BaseException:  # an interrupted hook: the refusal is recorded, then it goes on
             _finish(guard, m, session, owner)
             raise
+    return _finish(guard, m, session, owner)[0]
+
+
+def _go_on(
+    guard: Guard,
+    event: Event,
+    session: Session,
+    owner: bool,
+    plan: Plan,
+    j: int,
+    r: Any,
+    exc: BaseException | None,
+    began: float,
+) -> Decision:
+    """A chain timed once that stopped being quiet at position ``j`` (a hook answered
+    ``r``, raised ``exc``, or, ``j`` past the end, the chain ran long): judged by the
+    chain's time, then the timed loop goes on (untimed.resume)."""
+    return _timed_from(
+        guard, session, owner, *resume(guard, event, session, plan, range(j), j, r, exc, began)
+    )
+
+
+def _timed_from(
+    guard: Guard,
+    session: Session,
+    owner: bool,
+    m: Merge,
+    start: int,
+    interrupted: BaseException | None,
+    began: float,
+) -> Decision:
+    """The timed loop from chain position ``start`` on, then the decision."""
+    try:
+        if interrupted is not None:
+            raise interrupted
+        _hooks_sync(m, session, start, began)
+    except BaseException:  # an interrupted hook: the refusal is recorded, then on
+        _finish(guard, m, session, owner)
+        raise
     return _finish(guard, m, session, owner)[0]
 
 
@@ -252,14 +311,8 @@ def _begin(guard: Guard, event: Event, session: Session) -> tuple[Plan, Any] | D
     each hook, when all run), or a halted session's denial. From here on the event
     is read-only: its input and output frozen, its attributes sealed (what a hook sees, it
     cannot change; the ledger keeps what the model sent)."""
-    if type(event).__dict__.get("_unsealed") is None:
-        if event.event_name in TOOL_NAME_EVENTS:
-            event.tool_input = freeze(event.tool_input)  # type: ignore[attr-defined]
-            if event.event_name == "PostToolUse":
-                event.tool_response = freeze(event.tool_response)  # type: ignore[attr-defined]
-        elif event.event_name not in _PLAIN:  # an event of the table: its objects and arrays
-            _freeze_fields(event)
-        seal(event)
+    if type(event) not in _sealed:
+        _seal(event)
     if session.halted is not None:
         halted = halted_decision(event, session)
         if halted is not None:
@@ -503,6 +556,20 @@ def _load_state() -> _StateNames:
 
     _state = (StateChange, current)
     return _state
+
+
+def _seal(event: Event) -> None:
+    """Freeze ``event``'s input and output (or an event of the table's objects and arrays)
+    and seal it, unless it is sealed already; its class is then known sealed."""
+    if "_unsealed" not in type(event).__dict__:
+        if event.event_name in TOOL_NAME_EVENTS:
+            event.tool_input = freeze(event.tool_input)  # type: ignore[attr-defined]
+            if event.event_name == "PostToolUse":
+                event.tool_response = freeze(event.tool_response)  # type: ignore[attr-defined]
+        elif event.event_name not in _PLAIN:  # an event of the table: its objects and arrays
+            _freeze_fields(event)
+        seal(event)
+    _sealed.add(type(event))
 
 
 def _freeze_fields(event: Event) -> None:
