@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from ..ledger.session_state import SessionState, StateChange
     from .chains import Plan
     from .guard import Guard
-    from .session import Session
+    from .session import HookContext, Session
     from .untimed import Resume
 
     _StateNames = tuple[
@@ -48,6 +48,8 @@ __all__ = ["HELD", "emit", "emit_sync", "in_thread"]
 
 _perf = time.perf_counter
 _get_ident = _thread.get_ident
+#: a quiet chain's hooks all ran (``_position``)
+_PAST_END = object()
 #: the sealed event classes (``_frozen.seal``): an event of one is read-only already
 _sealed: set[type] = set()
 #: events that start a turn: a fresh injection budget, and a halt is over
@@ -97,10 +99,10 @@ def emit_sync(guard: Guard, event: Event, session: Session, owner: bool = False)
                 session._owner = _get_ident()
                 try:  # every hook runs, the chain timed once (untimed.py)
                     if session.halted is None:
-                        r, j = None, 0
+                        r = ctx = None
                         t0 = _perf()
                         try:
-                            for fn, ctx, j in pairs:  # noqa: B007  # j: where it stopped
+                            for fn, ctx in pairs:  # ctx: where it stopped
                                 r = fn(event, ctx)
                                 if r is not None:
                                     break
@@ -109,10 +111,12 @@ def emit_sync(guard: Guard, event: Event, session: Session, owner: bool = False)
                                 if elapsed < plan.limit:
                                     ran = (plan.bindings, "noop", elapsed, None, 0)
                                     return allowed(event, [ran])
-                                j = len(pairs)
+                                ctx = _PAST_END
                         except BaseException as exc:  # judged as the timed loop would
+                            j = _position(pairs, ctx)
                             decision = _go_on(guard, event, session, owner, plan, j, None, exc, t0)
                         else:
+                            j = _position(pairs, ctx)
                             decision = _go_on(guard, event, session, owner, plan, j, r, None, t0)
                     else:  # halted: denied as _begin denies it
                         decision = _decide_sync(guard, event, session, owner)
@@ -223,6 +227,16 @@ def _decide_sync(guard: Guard, event: Event, session: Session, owner: bool) -> D
     return _finish(guard, m, session, owner)[0]
 
 
+def _position(pairs: tuple[tuple[Any, HookContext], ...], ctx: object) -> int:
+    """Where in a quiet chain's ``pairs`` the hook with context ``ctx`` is (each hook of a
+    chain has its own context); ``None`` (stopped before the first): 0; past the end: the
+    chain's length."""
+    for j, pair in enumerate(pairs):
+        if pair[1] is ctx:
+            return j
+    return 0 if ctx is None else len(pairs)
+
+
 def _go_on(
     guard: Guard,
     event: Event,
@@ -307,7 +321,7 @@ async def _decide(
 
 
 def _begin(guard: Guard, event: Event, session: Session) -> tuple[Plan, Any] | Decision:
-    """The compiled chain of ``event`` (with this session's ``(fn, ctx, position)`` for
+    """The compiled chain of ``event`` (with this session's ``(fn, ctx)`` for
     each hook, when all run), or a halted session's denial. From here on the event
     is read-only: its input and output frozen, its attributes sealed (what a hook sees, it
     cannot change; the ledger keeps what the model sent)."""
