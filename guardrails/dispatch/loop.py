@@ -78,8 +78,16 @@ HELD: contextvars.ContextVar[frozenset[object]] = contextvars.ContextVar(
 # --- the drivers ---------------------------------------------------------------------------
 
 
-def emit_sync(guard: Guard, event: Event, session: Session, owner: bool = False) -> Decision:
-    """Decide ``event`` on this thread, holding the session's turn."""
+def emit_sync(
+    guard: Guard, event: Event, session: Session | None = None, owner: bool = False
+) -> Decision:
+    """Decide ``event`` on this thread, holding the session's turn. Without ``session``:
+    the Guard's session of the event (this is ``Guard.emit_sync`` itself, one call less)."""
+    if session is None:
+        sid = event.session_id  # Guard.session_for's common case, inlined: the hot path
+        session = guard._sessions.get(sid) if sid and event.cwd else None
+        if session is None:
+            session = guard.session_for(event)
     session._gen = guard._gen  # used now (the Guard's idle-session sweep reads it)
     lock = session._lock
     if guard.ledger is None:  # nothing records each hook's time: the quiet path, inlined
