@@ -99,7 +99,7 @@ def emit_sync(
             subject = ""
         key = (event.event_name, subject, event.agent_type)
         plan, pairs = session._plans.get(key) or session._plan(key)
-        if plan.quiet >= QUIET_RUNS and plan.plain and pairs is not None:
+        if pairs is not None and plan.quiet >= QUIET_RUNS:  # (pairs: Plan.plain)
             if not pairs:  # nothing runs, nothing changes: no turn needed
                 if session.halted is None:
                     return allowed(event, [])
