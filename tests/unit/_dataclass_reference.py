@@ -187,7 +187,7 @@ class HookResult:
     claude: dict[str, Any] | None = None
 
 
-@dataclass(slots=True)
+@dataclass  # no slots: its defaults on the class, so dispatch builds it lazily
 class Decision:
     event: Any
     decision: Literal["allow", "deny", "ask"] = "allow"

@@ -6,6 +6,9 @@ decides, records and guarantees. No timing is asserted."""
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import pickle
 import sys
 import threading
 from collections.abc import Callable
@@ -14,6 +17,7 @@ from typing import Any
 import pytest
 
 from guardrails import AgentDefinition, Guard, HookMatcher, HookResult, Ledger
+from guardrails._dataclass_free import field_names
 from guardrails.dispatch import loop
 from guardrails.dispatch.chains import _NOT_PLAIN, QUIET_RUNS
 from guardrails.events import PermissionRequest, PostToolUse, PreToolUse, SessionEnd
@@ -112,7 +116,7 @@ def _quiet_path(decision: Decision) -> bool:
     return len(decision._raw) == 1 and type(decision._raw[0][0]) is tuple
 
 
-FIELDS = [n for n in Decision.__slots__ if n not in ("event", "_raw")]
+FIELDS = [n for n in field_names(Decision) if n not in ("event", "_raw")]
 
 
 def _public(decision: Decision) -> dict[str, Any]:
@@ -132,8 +136,8 @@ def test_allowed_is_the_keyword_built_decision_field_by_field() -> None:
     raw: list[Any] = [("b", "noop", 0.0, None, 0)]
     fast, slow = allowed(event, raw), Decision(event, _raw=list(raw))
     assert type(fast) is Decision
-    assert {n: getattr(fast, n) for n in Decision.__slots__} == {
-        n: getattr(slow, n) for n in Decision.__slots__
+    assert {n: getattr(fast, n) for n in field_names(Decision)} == {
+        n: getattr(slow, n) for n in field_names(Decision)
     }
     assert fast == slow and repr(fast) == repr(slow)
     assert fast._raw is raw and fast.updated_output is UNSET
@@ -143,6 +147,17 @@ def test_allowed_is_the_keyword_built_decision_field_by_field() -> None:
     fast.injections.append(ModelContext("h", "t"))
     fast.system_messages.append("m")
     assert other.notes == other.injections == other.system_messages == []
+    assert other.notes is other.notes  # made on first read, then kept
+
+
+def test_a_lazily_built_decision_copies_pickles_and_converts_as_an_eager_one() -> None:
+    event = _pre()
+    lazy, eager = allowed(event, []), Decision(event)
+    assert dataclasses.asdict(lazy) == dataclasses.asdict(eager)
+    assert copy.copy(lazy) == lazy == pickle.loads(pickle.dumps(lazy)) == eager
+    changed = dataclasses.replace(lazy, reason="r")
+    assert type(changed) is Decision and changed.reason == "r" and changed.notes == []
+    assert lazy.to_claude() == eager.to_claude() == {}
 
 
 # --- the quiet path decides as the timed loop: a table of outcomes --------------------------
