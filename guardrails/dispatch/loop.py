@@ -51,8 +51,9 @@ _new = object.__new__
 _get_ident = _thread.get_ident
 #: a quiet chain's hooks all ran (``_position``)
 _PAST_END = object()
-#: the sealed event classes (``_frozen.seal``): an event of one is read-only already
-_sealed: set[type] = set()
+#: the sealed event classes (``_frozen.seal``: an event of one is read-only already), each
+#: with its ``event_name`` and ``subject_field`` (class attributes, read once here)
+_sealed: dict[type, tuple[str, str | None]] = {}
 #: events that start a turn: a fresh injection budget, and a halt is over
 _NEW_TURN = frozenset({"UserPromptSubmit", "SessionStart"})
 #: ``StateChange`` and ``current`` of ``guardrails.ledger.session_state``, once a ledger
@@ -92,13 +93,11 @@ def emit_sync(
     session._gen = guard._gen  # used now (the Guard's idle-session sweep reads it)
     lock = session._lock
     if guard.ledger is None:  # nothing records each hook's time: the quiet path, inlined
-        if type(event) not in _sealed:
-            _seal(event)
-        field_ = event.subject_field  # _begin's lookup (ChainIndex.key): the hot path
-        subject = guard._agent if field_ is None else getattr(event, field_)
+        name, field_ = _sealed.get(type(event)) or _seal(event)
+        subject = guard._agent if field_ is None else getattr(event, field_)  # _begin's lookup
         if type(subject) is not str:
             subject = ""
-        key = (event.event_name, subject, event.agent_type)
+        key = (name, subject, event.agent_type)
         plan, pairs = session._plans.get(key) or session._plan(key)
         if pairs is not None and plan.quiet >= QUIET_RUNS:  # (pairs: Plan.plain)
             if not pairs:  # nothing runs, nothing changes: no turn needed
@@ -336,21 +335,19 @@ def _begin(guard: Guard, event: Event, session: Session) -> tuple[Plan, Any] | D
     each hook, when all run), or a halted session's denial. From here on the event
     is read-only: its input and output frozen, its attributes sealed (what a hook sees, it
     cannot change; the ledger keeps what the model sent)."""
-    if type(event) not in _sealed:
-        _seal(event)
+    name, field_ = _sealed.get(type(event)) or _seal(event)
     if session.halted is not None:
         halted = halted_decision(event, session)
         if halted is not None:
             return halted
-    field_ = event.subject_field  # inlined ChainIndex.key: this is the hot path
-    subject = guard._agent if field_ is None else getattr(event, field_)
+    subject = guard._agent if field_ is None else getattr(event, field_)  # ChainIndex.key
     if type(subject) is not str:
         subject = ""
-    key = (event.event_name, subject, event.agent_type)
+    key = (name, subject, event.agent_type)
     entry = session._plans.get(key)
     if entry is None:
         entry = session._plan(key)
-    if event.event_name in _NEW_TURN:
+    if name in _NEW_TURN:
         session.new_turn()
     return entry
 
@@ -583,9 +580,9 @@ def _load_state() -> _StateNames:
     return _state
 
 
-def _seal(event: Event) -> None:
+def _seal(event: Event) -> tuple[str, str | None]:
     """Freeze ``event``'s input and output (or an event of the table's objects and arrays)
-    and seal it, unless it is sealed already; its class is then known sealed."""
+    and seal it, unless it is sealed already; its sealed class's name and subject field."""
     if "_unsealed" not in type(event).__dict__:
         if event.event_name in TOOL_NAME_EVENTS:
             event.tool_input = freeze(event.tool_input)  # type: ignore[attr-defined]
@@ -594,7 +591,8 @@ def _seal(event: Event) -> None:
         elif event.event_name not in _PLAIN:  # an event of the table: its objects and arrays
             _freeze_fields(event)
         seal(event)
-    _sealed.add(type(event))
+    info = _sealed[type(event)] = (event.event_name, event.subject_field)
+    return info
 
 
 def _freeze_fields(event: Event) -> None:
