@@ -584,13 +584,17 @@ def _seal(event: Event) -> tuple[str, str | None]:
     """Freeze ``event``'s input and output (or an event of the table's objects and arrays)
     and seal it, unless it is sealed already; its sealed class's name and subject field."""
     if "_unsealed" not in type(event).__dict__:
-        if event.event_name in TOOL_NAME_EVENTS:
-            event.tool_input = freeze(event.tool_input)  # type: ignore[attr-defined]
-            if event.event_name == "PostToolUse":
-                event.tool_response = freeze(event.tool_response)  # type: ignore[attr-defined]
-        elif event.event_name not in _PLAIN:  # an event of the table: its objects and arrays
-            _freeze_fields(event)
-        seal(event)
+        try:
+            if event.event_name in TOOL_NAME_EVENTS:
+                event.tool_input = freeze(event.tool_input)  # type: ignore[attr-defined]
+                if event.event_name == "PostToolUse":
+                    event.tool_response = freeze(event.tool_response)  # type: ignore[attr-defined]
+            elif event.event_name not in _PLAIN:  # an event of the table: its objects, arrays
+                _freeze_fields(event)
+            seal(event)
+        except AttributeError:  # sealed meanwhile: the same event emitted on another thread
+            if "_unsealed" not in type(event).__dict__:  # (sealing is outside the turn)
+                raise
     info = _sealed[type(event)] = (event.event_name, event.subject_field)
     return info
 

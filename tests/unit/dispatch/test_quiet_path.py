@@ -18,6 +18,7 @@ import pytest
 
 from guardrails import AgentDefinition, Guard, HookMatcher, HookResult, Ledger
 from guardrails._dataclass_free import field_names
+from guardrails._frozen import is_sealed, seal
 from guardrails.dispatch import loop
 from guardrails.dispatch.chains import _NOT_PLAIN, QUIET_RUNS
 from guardrails.events import PermissionRequest, PostToolUse, PreToolUse, SessionEnd
@@ -369,3 +370,22 @@ def test_claude_own_ask_reaches_the_approver_on_a_quiet_chain() -> None:
     for _ in range(QUIET_RUNS + 2):
         guard.emit_sync(PermissionRequest(session_id="s", tool_name="Bash", tool_input={}))
     assert len(asked) == QUIET_RUNS + 2
+
+
+def test_an_event_sealed_by_another_thread_while_this_one_seals_it_is_decided(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Sealing happens before the turn is taken: the same event object emitted on two
+    threads at once must not fail the one that finds it sealed halfway."""
+    event = _pre()
+    real = loop.freeze
+
+    def other_thread_seals_first(value: Any) -> Any:
+        frozen = real(value)
+        seal(event)  # as the other thread would, between the check and the assignment
+        return frozen
+
+    monkeypatch.setattr(loop, "freeze", other_thread_seals_first)
+    guard = _guard("PreToolUse", HookMatcher(matcher="Bash", hooks=[noop]))
+    d = guard.emit_sync(event)
+    assert d.allowed and is_sealed(event)
