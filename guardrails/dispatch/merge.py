@@ -33,7 +33,6 @@ from ..results import (
     HookResult,
     HookRun,
     ModelContext,
-    allowed,
 )
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
@@ -85,7 +84,7 @@ class Merge:
         self.plan = plan
         self.chain = plan.chain
         self.needs_async = plan.needs_async
-        self.d = allowed(event, [])  # built lazily: fields set as hooks answer
+        self.d = Decision(event)
         self.stopped = False
         #: characters of context the turn may still take (the definition's injection budget)
         self.budget = definition.injection_budget

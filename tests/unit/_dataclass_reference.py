@@ -187,7 +187,7 @@ class HookResult:
     claude: dict[str, Any] | None = None
 
 
-@dataclass  # no slots: its defaults on the class, so dispatch builds it lazily
+@dataclass(slots=True)
 class Decision:
     event: Any
     decision: Literal["allow", "deny", "ask"] = "allow"

@@ -67,9 +67,7 @@ def _shape(cls: Any) -> dict[str, Any]:
     attrs = {
         name: value
         for name, value in vars(cls).items()
-        if name in declared
-        and not isinstance(value, types.MemberDescriptorType)
-        and not _made_on_first_read(declared[name], value)
+        if name in declared and not isinstance(value, types.MemberDescriptorType)
     }
     return {
         "fields": [tuple(getattr(f, a) for a in FIELD_ATTRS) for f in declared.values()],
@@ -82,14 +80,6 @@ def _shape(cls: Any) -> dict[str, Any]:
         "mro": [c.__name__ for c in cls.__mro__],
         "is_dataclass": dataclasses.is_dataclass(cls),
     }
-
-
-def _made_on_first_read(f: dataclasses.Field[Any], value: object) -> bool:
-    """A ``default_factory`` field whose default a class attribute makes on first read
-    (``Decision``'s lists, ``results._Fresh``): where ``@dataclass`` keeps no class
-    attribute, ours is that descriptor; what an instance reads is the same (its tests
-    below)."""
-    return f.default_factory is not dataclasses.MISSING and type(value) is results._Fresh
 
 
 def _pair(ours: type, theirs: type, kwargs: dict[str, Any]) -> tuple[Any, Any]:
