@@ -34,6 +34,12 @@ __all__ = [
 #: a chain runs timed hook by hook until it answered this many times in a row within its
 #: shortest limit; then it is timed once per event (docs/design.md §5, "timing")
 QUIET_RUNS: Final = 8
+#: events whose answer does more than its hooks say: a new turn (UserPromptSubmit,
+#: SessionStart), the session let go (SessionEnd), Claude's own ask that an approver may
+#: settle (PermissionRequest)
+_NOT_PLAIN: Final = frozenset(
+    {"UserPromptSubmit", "SessionStart", "SessionEnd", "PermissionRequest"}
+)
 
 
 class Binding:
@@ -96,9 +102,19 @@ class Plan:
     event budget): a chain that ran within it had no late hook and no hook start past the
     budget, so it needs no clock reading per hook."""
 
-    __slots__ = ("bindings", "chain", "entry", "limit", "needs_async", "quiet", "select", "timed")
+    __slots__ = (
+        "bindings",
+        "chain",
+        "entry",
+        "limit",
+        "needs_async",
+        "plain",
+        "quiet",
+        "select",
+        "timed",
+    )
 
-    def __init__(self, chain: Chain, event_budget: float, stops: bool) -> None:
+    def __init__(self, chain: Chain, event_budget: float, event_name: str) -> None:
         self.chain = chain
         self.bindings = tuple(b for b, _ in chain)
         self.needs_async = any(b.is_async for b in self.bindings)
@@ -107,10 +123,14 @@ class Plan:
         preds = [p for _, p in chain]
         self.select = None if all(p is None for p in preds) else RuleIndex(preds)
         self.limit = min([b.timeout for b in self.bindings] + [event_budget])
-        #: in-time runs in a row (see ``QUIET_RUNS``); racy increments only delay the switch
-        self.quiet = 0
+        #: in-time runs in a row (see ``QUIET_RUNS``); racy increments only delay the switch.
+        #: A chain without hooks has nothing to time: quiet from the start
+        self.quiet = 0 if self.bindings else QUIET_RUNS
         #: always timed per hook: async hooks, and stop events (their merge counts blocks)
-        self.timed = self.needs_async or stops
+        self.timed = self.needs_async or event_name in STOP_EVENTS
+        #: an allow its hooks all said nothing to is the whole answer: no turn starts or
+        #: ends with it and no approver hears it (``loop.emit_sync``'s quiet path)
+        self.plain = not self.timed and event_name not in _NOT_PLAIN
 
     def positions(self, event: Event, start: int = 0) -> range | list[int]:
         """The chain positions ``event``'s input selects, from ``start``, in order."""
@@ -171,7 +191,7 @@ class ChainIndex:
         hit = self._cache.get(key)
         if hit is None:
             chain = self._compute(event_name, subject, agent, tenant)
-            hit = Plan(chain, self.definition.event_budget, event_name in STOP_EVENTS)
+            hit = Plan(chain, self.definition.event_budget, event_name)
             if len(self._cache) >= self._MAX_CACHE:
                 self._cache.clear()
             self._cache[key] = hit

@@ -168,10 +168,13 @@ class Guard(AsyncEventMethods):
         """Run every hook bound to ``event`` and merge their results into one Decision."""
         return await loop.emit(self, event, self.session_for(event))
 
-    def emit_sync(self, event: Event) -> Decision:
-        sid = event.session_id  # session_for's common case, inlined: the hot path
-        s = self._sessions.get(sid) if sid and event.cwd else None
-        return loop.emit_sync(self, event, self.session_for(event) if s is None else s)
+    if TYPE_CHECKING:
+
+        def emit_sync(self, event: Event) -> Decision:
+            """``emit`` without an event loop."""
+
+    else:  # the sync driver itself, resolving the session: no call in between (hot path)
+        emit_sync = loop.emit_sync
 
     async def run_tool(
         self, tool_name: str, tool_input: dict[str, Any], fn: Callable[..., Any], **f: Any

@@ -21,7 +21,7 @@ from .._event_table import HAND_WRITTEN
 from .._frozen import freeze, seal
 from ..errors import HookFailure, describe
 from ..events import STOP_EVENTS, TOOL_EVENTS, TOOL_NAME_EVENTS
-from ..results import STOP_BLOCK_CAP, Decision
+from ..results import STOP_BLOCK_CAP, Decision, allowed
 from .approval import approve, approve_sync
 from .chains import QUIET_RUNS
 from .merge import Merge
@@ -37,7 +37,8 @@ if TYPE_CHECKING:
     from ..ledger.session_state import SessionState, StateChange
     from .chains import Plan
     from .guard import Guard
-    from .session import Session
+    from .session import HookContext, Session
+    from .untimed import Resume
 
     _StateNames = tuple[
         type[StateChange], Callable[[SessionState | None, str | None], SessionState]
@@ -47,6 +48,11 @@ __all__ = ["HELD", "emit", "emit_sync", "in_thread"]
 
 _perf = time.perf_counter
 _get_ident = _thread.get_ident
+#: a quiet chain's hooks all ran (``_position``)
+_PAST_END = object()
+#: the sealed event classes (``_frozen.seal``: an event of one is read-only already), each
+#: with its ``event_name`` and ``subject_field`` (class attributes, read once here)
+_sealed: dict[type, tuple[str, str | None]] = {}
 #: events that start a turn: a fresh injection budget, and a halt is over
 _NEW_TURN = frozenset({"UserPromptSubmit", "SessionStart"})
 #: ``StateChange`` and ``current`` of ``guardrails.ledger.session_state``, once a ledger
@@ -73,10 +79,58 @@ HELD: contextvars.ContextVar[frozenset[object]] = contextvars.ContextVar(
 # --- the drivers ---------------------------------------------------------------------------
 
 
-def emit_sync(guard: Guard, event: Event, session: Session, owner: bool = False) -> Decision:
-    """Decide ``event`` on this thread, holding the session's turn."""
+def emit_sync(
+    guard: Guard, event: Event, session: Session | None = None, owner: bool = False
+) -> Decision:
+    """Decide ``event`` on this thread, holding the session's turn. Without ``session``:
+    the Guard's session of the event (this is ``Guard.emit_sync`` itself, one call less)."""
+    if session is None:
+        sid = event.session_id  # Guard.session_for's common case, inlined: the hot path
+        session = guard._sessions.get(sid) if sid and event.cwd else None
+        if session is None:
+            session = guard.session_for(event)
     session._gen = guard._gen  # used now (the Guard's idle-session sweep reads it)
     lock = session._lock
+    if guard.ledger is None:  # nothing records each hook's time: the quiet path, inlined
+        name, field_ = _sealed.get(type(event)) or _seal(event)
+        subject = guard._agent if field_ is None else getattr(event, field_)  # _begin's lookup
+        if type(subject) is not str:
+            subject = ""
+        key = (name, subject, event.agent_type)
+        plan, pairs = session._plans.get(key) or session._plan(key)
+        if pairs is not None and plan.quiet >= QUIET_RUNS:  # (pairs: Plan.plain)
+            if not pairs:  # nothing runs, nothing changes: no turn needed
+                if session.halted is None:
+                    return allowed(event, [])
+            elif lock.acquire(False):
+                session._owner = _get_ident()
+                try:  # every hook runs, the chain timed once (untimed.py)
+                    if session.halted is None:
+                        r = ctx = None
+                        t0 = _perf()
+                        try:
+                            for fn, ctx in pairs:  # ctx: where it stopped
+                                r = fn(event, ctx)
+                                if r is not None:
+                                    break
+                            else:
+                                elapsed = _perf() - t0
+                                if elapsed < plan.limit:
+                                    ran = (plan.bindings, "noop", elapsed, None, 0)
+                                    return allowed(event, [ran])
+                                ctx = _PAST_END
+                        except BaseException as exc:  # judged as the timed loop would
+                            j = _position(pairs, ctx)
+                            decision = _go_on(guard, event, session, owner, plan, j, None, exc, t0)
+                        else:
+                            j = _position(pairs, ctx)
+                            decision = _go_on(guard, event, session, owner, plan, j, r, None, t0)
+                    else:  # halted: denied as _begin denies it
+                        decision = _decide_sync(guard, event, session, owner)
+                finally:
+                    session._owner = session._turn = None
+                    lock.release()
+                return _approved(guard, decision, session, owner)
     if lock.acquire(False):  # the common case: nobody holds the turn
         session._owner = _get_ident()
         try:
@@ -99,9 +153,14 @@ def emit_sync(guard: Guard, event: Event, session: Session, owner: bool = False)
     else:  # a task of this very thread's event loop holds the turn: waiting would stall
         # the loop it needs to finish, so decide without the turn (a callback of that loop)
         decision = _decide_sync(guard, event, session, owner)
+    return _approved(guard, decision, session, owner)
+
+
+def _approved(guard: Guard, decision: Decision, session: Session, owner: bool) -> Decision:
+    """``decision``; an ask the approver settles first, outside the session's turn (siblings
+    go on meanwhile), then recorded."""
     if not _pending(guard, decision):
         return decision
-    # an ask waits for its human outside the session's turn: siblings go on meanwhile
     approve_sync(guard, decision, session)
     return recorded(guard, _unless_halted(decision, session), session, owner)
 
@@ -145,31 +204,11 @@ def _decide_sync(guard: Guard, event: Event, session: Session, owner: bool) -> D
     begun = _begin(guard, event, session)
     if type(begun) is Decision:  # halted
         return recorded(guard, begun, session, owner)
-    plan, pairs = begun  # type: ignore[misc]
+    plan = begun[0]  # type: ignore[index]
     if not plan.timed:
-        done: Any = None
-        if pairs and plan.quiet >= QUIET_RUNS and guard.ledger is None:
-            # every hook runs, timed once (untimed.py): the hot path, inlined
-            r, j = None, 0
-            t0 = _perf()
-            try:
-                for fn, ctx, j in pairs:  # noqa: B007  # j: where it stopped
-                    r = fn(event, ctx)
-                    if r is not None:
-                        break
-                else:
-                    elapsed = _perf() - t0
-                    if elapsed < plan.limit:
-                        plan.quiet += 1
-                        done = Decision(event, _raw=[(plan.bindings, "noop", elapsed, None, 0)])
-                    j = len(pairs)
-            except BaseException as exc:  # judged as the timed loop would judge it
-                done = resume(guard, event, session, plan, range(j), j, None, exc, t0)
-            else:
-                if done is None:
-                    done = resume(guard, event, session, plan, range(j), j, r, None, t0)
-        elif not plan.bindings:  # nothing to run, nothing to count: allowed as it is
-            done = Decision(event)
+        done: Decision | Resume | None = None
+        if not plan.bindings:  # nothing to run, nothing to count: allowed as it is
+            done = allowed(event, [])
         elif plan.quiet >= QUIET_RUNS and guard.ledger is None:
             done = run_untimed(guard, event, session, plan)
         if type(done) is Decision:
@@ -177,15 +216,7 @@ def _decide_sync(guard: Guard, event: Event, session: Session, owner: bool) -> D
                 return done  # what ``recorded`` would leave as it is: an allow, not recorded
             return recorded(guard, done, session, owner, True)
         if done is not None:  # the chain stopped being quiet: the timed loop goes on
-            m, start, interrupted, began = done
-            try:
-                if interrupted is not None:
-                    raise interrupted
-                _hooks_sync(m, session, start, began)
-            except BaseException:  # an interrupted hook: the refusal is recorded, then on
-                _finish(guard, m, session, owner)
-                raise
-            return _finish(guard, m, session, owner)[0]
+            return _timed_from(guard, session, owner, *done)  # type: ignore[misc]
     m = Merge(event, session, guard.definition, plan)
     if plan.bindings:
         try:
@@ -200,6 +231,55 @@ def _decide_sync(guard: Guard, event: Event, session: Session, owner: bool) -> D
         except BaseException:  # an interrupted hook: the refusal is recorded, then it goes on
             _finish(guard, m, session, owner)
             raise
+    return _finish(guard, m, session, owner)[0]
+
+
+def _position(pairs: tuple[tuple[Any, HookContext], ...], ctx: object) -> int:
+    """Where in a quiet chain's ``pairs`` the hook with context ``ctx`` is (each hook of a
+    chain has its own context); ``None`` (stopped before the first): 0; past the end: the
+    chain's length."""
+    for j, pair in enumerate(pairs):
+        if pair[1] is ctx:
+            return j
+    return 0 if ctx is None else len(pairs)
+
+
+def _go_on(
+    guard: Guard,
+    event: Event,
+    session: Session,
+    owner: bool,
+    plan: Plan,
+    j: int,
+    r: Any,
+    exc: BaseException | None,
+    began: float,
+) -> Decision:
+    """A chain timed once that stopped being quiet at position ``j`` (a hook answered
+    ``r``, raised ``exc``, or, ``j`` past the end, the chain ran long): judged by the
+    chain's time, then the timed loop goes on (untimed.resume)."""
+    return _timed_from(
+        guard, session, owner, *resume(guard, event, session, plan, range(j), j, r, exc, began)
+    )
+
+
+def _timed_from(
+    guard: Guard,
+    session: Session,
+    owner: bool,
+    m: Merge,
+    start: int,
+    interrupted: BaseException | None,
+    began: float,
+) -> Decision:
+    """The timed loop from chain position ``start`` on, then the decision."""
+    try:
+        if interrupted is not None:
+            raise interrupted
+        _hooks_sync(m, session, start, began)
+    except BaseException:  # an interrupted hook: the refusal is recorded, then on
+        _finish(guard, m, session, owner)
+        raise
     return _finish(guard, m, session, owner)[0]
 
 
@@ -248,31 +328,23 @@ async def _decide(
 
 
 def _begin(guard: Guard, event: Event, session: Session) -> tuple[Plan, Any] | Decision:
-    """The compiled chain of ``event`` (with this session's ``(fn, ctx, position)`` for
+    """The compiled chain of ``event`` (with this session's ``(fn, ctx)`` for
     each hook, when all run), or a halted session's denial. From here on the event
     is read-only: its input and output frozen, its attributes sealed (what a hook sees, it
     cannot change; the ledger keeps what the model sent)."""
-    if type(event).__dict__.get("_unsealed") is None:
-        if event.event_name in TOOL_NAME_EVENTS:
-            event.tool_input = freeze(event.tool_input)  # type: ignore[attr-defined]
-            if event.event_name == "PostToolUse":
-                event.tool_response = freeze(event.tool_response)  # type: ignore[attr-defined]
-        elif event.event_name not in _PLAIN:  # an event of the table: its objects and arrays
-            _freeze_fields(event)
-        seal(event)
+    name, field_ = _sealed.get(type(event)) or _seal(event)
     if session.halted is not None:
         halted = halted_decision(event, session)
         if halted is not None:
             return halted
-    field_ = event.subject_field  # inlined ChainIndex.key: this is the hot path
-    subject = guard._agent if field_ is None else getattr(event, field_)
+    subject = guard._agent if field_ is None else getattr(event, field_)  # ChainIndex.key
     if type(subject) is not str:
         subject = ""
-    key = (event.event_name, subject, event.agent_type)
+    key = (name, subject, event.agent_type)
     entry = session._plans.get(key)
     if entry is None:
         entry = session._plan(key)
-    if event.event_name in _NEW_TURN:
+    if name in _NEW_TURN:
         session.new_turn()
     return entry
 
@@ -503,6 +575,25 @@ def _load_state() -> _StateNames:
 
     _state = (StateChange, current)
     return _state
+
+
+def _seal(event: Event) -> tuple[str, str | None]:
+    """Freeze ``event``'s input and output (or an event of the table's objects and arrays)
+    and seal it, unless it is sealed already; its sealed class's name and subject field."""
+    if "_unsealed" not in type(event).__dict__:
+        try:
+            if event.event_name in TOOL_NAME_EVENTS:
+                event.tool_input = freeze(event.tool_input)  # type: ignore[attr-defined]
+                if event.event_name == "PostToolUse":
+                    event.tool_response = freeze(event.tool_response)  # type: ignore[attr-defined]
+            elif event.event_name not in _PLAIN:  # an event of the table: its objects, arrays
+                _freeze_fields(event)
+            seal(event)
+        except AttributeError:  # sealed meanwhile: the same event emitted on another thread
+            if "_unsealed" not in type(event).__dict__:  # (sealing is outside the turn)
+                raise
+    info = _sealed[type(event)] = (event.event_name, event.subject_field)
+    return info
 
 
 def _freeze_fields(event: Event) -> None:

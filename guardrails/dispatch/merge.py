@@ -33,6 +33,7 @@ from ..results import (
     HookResult,
     HookRun,
     ModelContext,
+    allowed,
 )
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
@@ -84,7 +85,7 @@ class Merge:
         self.plan = plan
         self.chain = plan.chain
         self.needs_async = plan.needs_async
-        self.d = Decision(event)
+        self.d = allowed(event, [])  # Decision(event), field by field (cheaper)
         self.stopped = False
         #: characters of context the turn may still take (the definition's injection budget)
         self.budget = definition.injection_budget

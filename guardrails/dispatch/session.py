@@ -107,8 +107,9 @@ class Session(AsyncEventMethods):
         self._synced = False
         self._turn_pending = False
         self._ctx: list[HookContext | None] = [None] * len(guard._index.all)
-        #: (event, subject, agent type) -> the chain's Plan, with ``(fn, ctx, position)`` for
-        #: each hook when every hook of it runs (no argument rule): made once per session
+        #: (event, subject, agent type) -> the chain's Plan, with ``(fn, ctx)`` for each hook
+        #: when every hook of it runs (no argument rule) and it may take the quiet path
+        #: (``Plan.plain``): made once per session
         self._plans: dict[tuple[str, str, str | None], tuple[Plan, Any]] = {}
         #: the Guard's sweep generation this session was last used in (its idle time)
         self._gen = guard._gen
@@ -170,8 +171,8 @@ class Session(AsyncEventMethods):
         name, subject, agent = key
         plan = self.guard._index.plan(name, subject, agent or self.guard._agent, self.tenant)
         pairs = None
-        if plan.select is None:
-            pairs = tuple((b.fn, self.ctx(b), i) for i, b in enumerate(plan.bindings))
+        if plan.select is None and plan.plain:  # what loop.emit_sync's quiet path runs
+            pairs = tuple((b.fn, self.ctx(b)) for b in plan.bindings)
         if len(self._plans) >= _MAX_PLANS:
             self._plans.clear()
         entry = self._plans[key] = (plan, pairs)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 
-from ..results import Decision
+from ..results import Decision, allowed
 from .merge import Merge, _refusal
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
@@ -60,7 +60,7 @@ def run_untimed(guard: Guard, event: Event, session: Session, plan: Plan) -> Dec
                 plan.quiet += 1
                 ran = tuple(bindings[k] for k in positions)
                 raw = [(ran, "noop", elapsed, None, 0)] if ran else []
-                return Decision(event, _raw=raw)
+                return allowed(event, raw)
             j = len(bindings)
     except BaseException as exc:
         done = [k for k in positions if k < j]
