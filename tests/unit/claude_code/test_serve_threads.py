@@ -149,9 +149,11 @@ def test_past_the_cap_of_set_aside_threads_events_fail_at_once_until_a_hook_retu
     assert recorded["toolu_other_later"][0] == "allow"
 
 
-def test_waiting_for_a_busy_session_holds_no_worker(ledger_path: str) -> None:
-    """Events of one session queue on its turn, not on the workers: another session is still
-    decided while the first holds the only warm worker and more of its events wait."""
+def test_events_of_a_busy_session_wait_for_its_turn_and_other_sessions_go_on(
+    ledger_path: str,
+) -> None:
+    """Events of one session queue on its turn: another session is still decided while the
+    first is inside a hook on the only warm thread and more of its events wait."""
     with hung_server(ledger_path, workers=1) as (srv, hooks):
         waiting = [
             threading.Thread(target=ask, args=(srv, pre("ls", session="hung0", call=f"t{i}")))
@@ -161,7 +163,7 @@ def test_waiting_for_a_busy_session_holds_no_worker(ledger_path: str) -> None:
             t.start()
         assert eventually(lambda: hooks.entered == ["hung0"])
         assert eventually(lambda: srv.app.health()["in_flight"] == 4)
-        assert srv.app.health()["workers"]["busy"] == 1  # the waiting three hold none
+        assert srv.app.health()["workers"]["deciding"] == 1  # the waiting three run no hook
         assert blocks(ask(srv, pre("rm -rf x", session="other", call="t_other")))
         assert hooks.entered == ["hung0"]  # one at a time within the session
         hooks.release.set()
