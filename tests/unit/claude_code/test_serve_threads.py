@@ -173,6 +173,79 @@ def test_events_of_a_busy_session_wait_for_its_turn_and_other_sessions_go_on(
     assert len(calls(ledger_path)) == 5
 
 
+class Raising(Hooks):
+    """Hangs like :class:`Hooks`, then raises (or exits) once released."""
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__()
+        self.exc = exc
+
+    def __call__(self, event: Any, ctx: Any) -> HookResult | None:
+        super().__call__(event, ctx)
+        raise self.exc
+
+
+@pytest.mark.parametrize(
+    "hook",
+    [Hooks(), Raising(RuntimeError("late crash")), Raising(SystemExit(3))],
+    ids=["returns", "raises", "exits"],
+)
+def test_a_hook_past_the_deadline_is_answered_for_by_the_watchdog_while_its_thread_stays(
+    ledger_path: str, hook: Hooks
+) -> None:
+    """The watchdog writes the policy's answer at the deadline (then the connection closes) while
+    the connection's thread stays inside the hook; that connection still counts against the cap
+    (a new one gets 503), and once the hook returns, raises or exits, nothing more is written or
+    recorded for it and the next connection is served."""
+    hook.release.clear()
+    guard = Guard(
+        AgentDefinition(hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[hook])]}),
+        ledger=Ledger(ledger_path),
+    )
+    try:
+        with serving(guard, max_connections=1, deadline=0.3) as srv:
+            stuck = Client(srv)
+            status, answer, response = stuck.call(
+                "POST", HOOK_ROUTE, pre("ls", session="hung0", call="toolu_hung")
+            )
+            assert not hook.release.is_set() and hook.entered == ["hung0"]
+            assert status == 200 and blocks(answer)
+            assert "no decision within 0.3s (a hook is still running)" in reason(answer)
+            assert response.getheader("Connection") == "close"
+            health = srv.app.health()
+            assert health["workers"]["abandoned"] == 1 and len(srv.conns) == 1
+            conn = http.client.HTTPConnection(srv.host, srv.port, timeout=30)
+            conn.request("GET", "/v1/health")
+            assert conn.getresponse().status == 503  # the stuck connection holds the cap
+            conn.close()
+            hook.release.set()
+            assert eventually(lambda: len(srv.conns) == 0)
+            assert srv.app.health()["workers"]["abandoned"] == 0
+            assert blocks(ask(srv, pre("rm -rf x", session="hung0", call="toolu_next")))
+            stuck.close()
+    finally:
+        hook.release.set()
+    recorded = calls(ledger_path)
+    assert recorded["toolu_hung"][:2] == ("deny", "denied")  # the refusal, not the late answer
+    assert "no decision within" in recorded["toolu_hung"][2]
+
+
+def test_a_dry_run_past_the_deadline_is_answered_504_by_the_watchdog(ledger_path: str) -> None:
+    with hung_server(ledger_path, deadline=0.3) as (srv, hooks):
+        client = Client(srv)
+        status, body, response = client.call(
+            "POST",
+            "/v1/explain",
+            pre("ls", session="hung-dry-run", call="toolu_dry"),  # a whole hook input
+        )
+        assert (status, response.getheader("Connection")) == (504, "close")
+        assert body == {"error": "no decision within 0.3s"}
+        assert srv.app.health()["workers"]["abandoned"] == 1
+        hooks.release.set()
+        assert eventually(lambda: srv.app.health()["workers"]["abandoned"] == 0)
+        client.close()
+
+
 # --- connections ----------------------------------------------------------------------------
 
 
