@@ -32,6 +32,7 @@ Code then fails by the ``onFailure: block`` that ``install`` writes.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import ipaddress
 import logging
@@ -126,6 +127,7 @@ class _Handler(BaseHTTPRequestHandler):
     # headers and body are two writes: without TCP_NODELAY the second waits for the
     # client's delayed ACK (~40 ms per answer on a keep-alive connection)
     disable_nagle_algorithm = True
+    raw_requestline: bytes  # http.server's, set before parse_request
 
     @property
     def app(self) -> ServeApp:
@@ -143,6 +145,32 @@ class _Handler(BaseHTTPRequestHandler):
     def handle_one_request(self) -> None:
         cast(HookServer, self.server).conns.await_request(self.conn)
         super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        """As http.server's, the head read by ``serve_connections`` (no ``email``)."""
+        self.command = None  # type: ignore[assignment]  # (as http.server: for send_error)
+        self.request_version = self.default_request_version
+        self.close_connection = True
+        self.requestline = str(self.raw_requestline, "iso-8859-1").rstrip("\r\n")
+        try:
+            head = _conns.parse_head(self.requestline, self.protocol_version)
+            if head is None:
+                return False
+            self.command, self.path, self.request_version = head.command, head.path, head.version
+            self.close_connection = head.close
+            self.headers = _conns.read_headers(self.rfile)  # type: ignore[assignment]
+        except _conns.BadHead as exc:
+            self.send_error(exc.status, str(exc))
+            return False
+        connection = (self.headers.get("Connection") or "").lower()
+        if connection == "close":
+            self.close_connection = True
+        elif connection == "keep-alive":
+            self.close_connection = False
+        expect = (self.headers.get("Expect") or "").lower()
+        if expect == "100-continue" and self.request_version >= "HTTP/1.1":
+            return self.handle_expect_100()
+        return True
 
     def _busy(self) -> None:
         """The request is read: from here on it is answered, not evicted (``ConnectionError``
@@ -409,7 +437,20 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(code, {"error": message or phrase})
 
     def log_message(self, format: str, *args: Any) -> None:
-        _log.info("%s %s", self.address_string(), format % args)
+        if _log.isEnabledFor(logging.INFO):  # every answer logs; mostly nobody reads it
+            _log.info("%s %s", self.address_string(), format % args)
+
+    #: (second, its Date header): formatted once a second, not per answer
+    _date: tuple[int, str] = (0, "")
+
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        if timestamp is not None:
+            return super().date_time_string(timestamp)
+        now = int(time.time())
+        date = _Handler._date
+        if date[0] != now:
+            date = _Handler._date = (now, super().date_time_string(now))
+        return date[1]
 
 
 def _is_json(content_type: str | None) -> bool:
@@ -418,6 +459,7 @@ def _is_json(content_type: str | None) -> bool:
     return media == "application/json"
 
 
+@functools.lru_cache(maxsize=64)  # the same Host on every request of a client
 def _local_host(header: str | None, port: int) -> bool:
     """Whether a ``Host`` header names this machine (``localhost`` or a loopback address)
     and ``port`` (no port: 80)."""

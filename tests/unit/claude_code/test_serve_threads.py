@@ -6,6 +6,7 @@ Events, and "at once" is only ever a generous bound where it is the point."""
 from __future__ import annotations
 
 import http.client
+import io
 import json
 import socket
 import threading
@@ -461,3 +462,74 @@ def test_admission_waits_for_evicted_connections_to_end_before_evicting_more() -
         t.join(10)
         assert admitted and admitted[0][0] is not None and admitted[0][1] is second
         assert conns.admit(socks[0], wait=0.01) == (None, None)  # none ended in time
+
+
+# --- the request head, as http.server reads it ----------------------------------------------
+
+HEAD_OK: list[tuple[str, bytes, dict[str, Any]]] = [
+    ("keep-alive by default on 1.1", b"Host: a\r\n\r\n", {"close": False, "host": "a"}),
+    ("any case, first of a repeat", b"host: a\r\nHOST: b\r\n\r\n", {"host": "a"}),
+    ("values trimmed", b"Content-Type:  application/json \t\r\n\r\n", {"ct": "application/json"}),
+    ("Connection: close", b"Connection: Close\r\n\r\n", {"close": True}),
+    ("bare LF lines", b"Host: a\nX: 1\n\n", {"host": "a"}),
+    ("headers end at EOF", b"Host: a\r\n", {"host": "a"}),
+]
+
+
+@pytest.mark.parametrize(("case", "raw", "want"), HEAD_OK, ids=[c[0] for c in HEAD_OK])
+def test_a_request_head_is_read_as_http_server_reads_it(
+    case: str, raw: bytes, want: dict[str, Any]
+) -> None:
+    head = _conns.parse_head("POST //v1/claude/hook HTTP/1.1", "HTTP/1.1")
+    assert head is not None and (head.command, head.path) == ("POST", "/v1/claude/hook")
+    assert not head.close  # HTTP/1.1 keeps the connection; 1.0 and 0.9 do not
+    assert [_conns.parse_head(f"GET /{v}", "HTTP/1.1").close for v in (" HTTP/1.0", "")] == [  # type: ignore[union-attr]
+        True,
+        True,
+    ]
+    headers = _conns.read_headers(io.BytesIO(raw))
+    connection = (headers.get("Connection") or "keep-alive").lower()
+    got = {
+        "close": connection == "close",
+        "host": headers.get("Host"),
+        "ct": headers.get("content-type"),
+    }
+    assert {k: got[k] for k in want} == want
+
+
+HEAD_BAD: list[tuple[str, str, bytes, int]] = [
+    ("bad version", "GET / HTTP/1.x", b"\r\n", 400),
+    ("non-ASCII digits", "GET / HTTP/\u00b2.1", b"\r\n", 400),
+    ("HTTP/2 on this server", "GET / HTTP/2.0", b"\r\n", 505),
+    ("four words", "GET / x HTTP/1.1", b"\r\n", 400),
+    ("HTTP/0.9 other than GET", "POST /", b"", 400),
+    ("a folded header line", "GET / HTTP/1.1", b"X: a\r\n b\r\n\r\n", 400),
+    ("a space before the colon", "GET / HTTP/1.1", b"Content-Length : 5\r\n\r\n", 400),
+    ("no name", "GET / HTTP/1.1", b": 5\r\n\r\n", 400),
+    ("a line too long", "GET / HTTP/1.1", b"X: " + b"a" * 70000 + b"\r\n\r\n", 431),
+    ("too many headers", "GET / HTTP/1.1", b"X: 1\r\n" * 101 + b"\r\n", 431),
+]
+
+
+@pytest.mark.parametrize(("case", "line", "raw", "status"), HEAD_BAD, ids=[c[0] for c in HEAD_BAD])
+def test_a_request_head_http_server_would_refuse_is_refused(
+    case: str, line: str, raw: bytes, status: int
+) -> None:
+    with pytest.raises(_conns.BadHead) as refused:
+        _conns.parse_head(line, "HTTP/1.1")
+        _conns.read_headers(io.BytesIO(raw))
+    assert refused.value.status == status
+
+
+def test_a_malformed_head_is_answered_in_json_and_the_connection_closed() -> None:
+    with serving(_quick()) as srv:
+        s = socket.create_connection((srv.host, srv.port), timeout=10)
+        try:
+            s.sendall(b"GET /v1/health HTTP/1.1\r\nHost : x\r\n\r\n")
+            reply = b""
+            while chunk := s.recv(65536):
+                reply += chunk
+            assert reply.startswith(b"HTTP/1.1 400") and b"Connection: close" in reply
+            assert reply.endswith(b'{"error":"Bad header line"}')
+        finally:
+            s.close()
