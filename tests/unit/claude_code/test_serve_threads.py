@@ -483,10 +483,9 @@ def test_a_request_head_is_read_as_http_server_reads_it(
     head = _conns.parse_head("POST //v1/claude/hook HTTP/1.1", "HTTP/1.1")
     assert head is not None and (head.command, head.path) == ("POST", "/v1/claude/hook")
     assert not head.close  # HTTP/1.1 keeps the connection; 1.0 and 0.9 do not
-    assert [_conns.parse_head(f"GET /{v}", "HTTP/1.1").close for v in (" HTTP/1.0", "")] == [  # type: ignore[union-attr]
-        True,
-        True,
-    ]
+    for line in ("GET / HTTP/1.0", "GET /"):
+        older = _conns.parse_head(line, "HTTP/1.1")
+        assert older is not None and older.close
     headers = _conns.read_headers(io.BytesIO(raw))
     connection = (headers.get("Connection") or "keep-alive").lower()
     got = {
