@@ -183,7 +183,7 @@ class ServeApp:
         self._stats: dict[int, tuple[float, tuple[int, dict[str, Any]]]] = {}
         self._stats_lock = threading.Lock()
         self._gate = SessionGate()
-        self._watchdog = Watchdog(min(min(self.deadlines.values()), self.deadline))
+        self._watchdog = Watchdog(min(self.deadlines.values()))  # the shortest it is given
         self.max_abandoned = 4 * workers if max_abandoned is None else max_abandoned
         self._count_lock = threading.Condition()
         self.counts: dict[str, int] = dict.fromkeys(
