@@ -259,7 +259,8 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 self._send(*app.stats(limit))
         else:
-            self._send(200, app.health())
+            threads = cast(HookServer, self.server).pool.stats()
+            self._send(200, {**app.health(), "connection_threads": threads})
 
     def _foreign(self) -> str | None:
         """Why this request cannot be Claude's (a refusal message), or ``None``.

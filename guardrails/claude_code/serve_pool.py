@@ -153,7 +153,7 @@ class Watchdog:
         self._live: dict[Timer, None] = {}  # the runs not yet fired nor cancelled
         self._wake_at = math.inf  # what the thread sleeps towards; inf: not asleep yet
         self._closed = False
-        self.wakeups = 0  # for the tests: how often the thread was woken early
+        self.wakeups = 0  # how often a new run woke the thread (rare: see above)
         threading.Thread(target=self._run, name="hookrails-serve-watchdog", daemon=True).start()
 
     def start(self, at: float, fire: Callable[[], None]) -> Timer:
