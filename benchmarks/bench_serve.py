@@ -10,14 +10,17 @@ built-in), and both record every call in a ledger (each its own file):
   Median of ``RUNS`` after one warm-up run (which also fills the compiled-definition
   and bytecode caches: the steady state).
 * ``http hook``: ``python -m guardrails serve --config agent.yaml --ledger http.db
-  --port 0``, its own process (as Claude Code talks to it); one
-  ``http.client.HTTPConnection`` kept alive, as Claude Code's client keeps one; the
-  wall time of one request plus reading its answer.
+  --port 0``, its own process (as Claude Code talks to it), in two connection modes:
+  *keep-alive*, one ``http.client.HTTPConnection`` for every call; *new connection*,
+  a fresh ``HTTPConnection`` per call, closed after (connect, request, answer, close:
+  the issue's measure, and what a client that does not pool connections pays). The
+  wall time of one call, answer read.
 
-The two are interleaved: each of ``ROUNDS`` rounds times ``RUNS`` command-hook
-processes, then ``BATCH`` http calls, then the stdlib hook, and the ratio
-command / serve is taken per round (median of the round's calls each); the report
-is the median of the rounds' ratios with their spread (min-max).
+The three are interleaved: each of ``ROUNDS`` rounds times ``RUNS`` command-hook
+processes, then ``BATCH`` keep-alive calls, then ``BATCH`` new-connection calls, then
+the stdlib hook, and the ratio command / serve is taken per round and per mode
+(median of the round's calls each); the report is the median of the rounds' ratios
+with their spread (min-max).
 * ``stdlib command hook``, for context: ``python -c`` that reads stdin with
   ``json`` and prints the same deny, no hookrails and no ledger: the floor of any
   command hook written in Python.
@@ -121,7 +124,27 @@ def _served(conn: http.client.HTTPConnection, first: int, calls: int) -> list[fl
     return times
 
 
+def _fresh(host: str, port: int, first: int, calls: int) -> list[float]:
+    """Wall ms of ``calls`` http hook calls, each on a new connection closed after it."""
+    headers = {"Content-Type": "application/json"}
+    times = []
+    for n in range(first, first + calls):
+        body = _payload(n)
+        t0 = time.perf_counter_ns()
+        conn = http.client.HTTPConnection(host, port)
+        conn.request("POST", HOOK_ROUTE, body, headers)
+        answer = conn.getresponse().read()
+        conn.close()
+        times.append((time.perf_counter_ns() - t0) / 1e6)
+        if not _denied(answer):
+            raise RuntimeError(f"the server did not deny: {answer!r}")
+    return times
+
+
 def _rows(path: Path) -> int:
+    from guardrails import Ledger
+
+    Ledger(str(path)).close()  # imports what the hook processes journaled
     conn = sqlite3.connect(path)
     try:
         return int(
@@ -165,8 +188,18 @@ def _start_server(config: Path, db: Path, env: dict[str, str]) -> tuple[Any, str
     raise RuntimeError(f"hookrails serve did not start: {proc.stderr.read()!r}")  # type: ignore[union-attr]
 
 
+def _ratio_line(label: str, ratios: list[float]) -> str:
+    ratio = statistics.median(ratios)
+    verdict = "met" if ratio >= TARGET else "NOT met"
+    return (
+        f"serve, {label}: {ratio:.0f}x faster than the command hook, per round "
+        f"{min(ratios):.0f}-{max(ratios):.0f}x over {len(ratios)} rounds "
+        f"(target >= {TARGET:g}x: {verdict})"
+    )
+
+
 def serve_latency() -> None:
-    """hookrails serve (its own process, warm keep-alive client) vs hookrails hook, interleaved"""
+    """hookrails serve (own process; keep-alive, new connections) vs hookrails hook, interleaved"""
     tmp = Path(tempfile.mkdtemp(prefix="hookrails-bench-serve-"))
     try:
         config = tmp / "agent.yaml"
@@ -179,8 +212,10 @@ def serve_latency() -> None:
         proc, host, port = _start_server(config, http_db, env)
         command: list[float] = []
         floor: list[float] = []
-        served: list[float] = []
-        ratios: list[float] = []
+        kept: list[float] = []
+        fresh: list[float] = []
+        kept_ratios: list[float] = []
+        fresh_ratios: list[float] = []
         try:
             conn = http.client.HTTPConnection(host, port)
             _served(conn, 0, WARMUP)
@@ -188,11 +223,14 @@ def serve_latency() -> None:
             for k in range(ROUNDS):
                 c = _spawned(hook_argv, env, RUNS, k * (RUNS + 1))
                 h = _served(conn, first, BATCH)
-                first += BATCH
+                f = _fresh(host, port, first + BATCH, BATCH)
+                first += 2 * BATCH
                 floor += _spawned([py, "-c", STDLIB_HOOK], env, RUNS)
                 command += c
-                served += h
-                ratios.append(statistics.median(c) / statistics.median(h))
+                kept += h
+                fresh += f
+                kept_ratios.append(statistics.median(c) / statistics.median(h))
+                fresh_ratios.append(statistics.median(c) / statistics.median(f))
             conn.close()
             per_thread: list[list[float]] = [[] for _ in range(THREADS)]
 
@@ -217,10 +255,11 @@ def serve_latency() -> None:
                 proc.wait()
 
         loaded = [t for ts in per_thread for t in ts]
-        serve_p50 = statistics.median(served)
+        serve_p50 = statistics.median(fresh)
         rows: list[list[str]] = []
         for label, times in (
-            ("http hook: hookrails serve (own process), keep-alive client", served),
+            ("http hook: hookrails serve (own process), keep-alive client", kept),
+            ("http hook: hookrails serve (own process), new connection per call", fresh),
             ("command hook: python -m guardrails hook", command),
             ("stdlib command hook (floor; no hookrails, no ledger)", floor),
         ):
@@ -232,21 +271,18 @@ def serve_latency() -> None:
                     f"{_pct(times, 0.9):.3f}",
                     f"{_pct(times, 0.99):.3f}",
                     str(len(times)),
-                    f"{p50 / serve_p50:.0f}x",
+                    f"{p50 / serve_p50:.1f}x",
                 ]
             )
-        print(table(["per call (ms)", "p50", "p90", "p99", "calls", "vs serve"], rows))
-        ratio = statistics.median(ratios)
-        verdict = "met" if ratio >= TARGET else "NOT met"
+        headers = ["per call (ms)", "p50", "p90", "p99", "calls", "vs new conn."]
+        print(table(headers, rows))
+        print()
+        print(_ratio_line("keep-alive", kept_ratios))
+        print(_ratio_line("new connection per call", fresh_ratios))
         print(
-            f"\nserve: {ratio:.0f}x faster than the command hook, per round "
-            f"{min(ratios):.0f}-{max(ratios):.0f}x over {ROUNDS} rounds "
-            f"(target >= {TARGET:g}x: {verdict})"
-        )
-        print(
-            f"{THREADS} client threads x {THREAD_CALLS} calls on one server process: "
-            f"{len(loaded) / wall:,.0f} calls/s, p50 {statistics.median(loaded):.3f} ms, "
-            f"p99 {_pct(loaded, 0.99):.3f} ms"
+            f"{THREADS} client threads x {THREAD_CALLS} calls (keep-alive) on one server "
+            f"process: {len(loaded) / wall:,.0f} calls/s, p50 "
+            f"{statistics.median(loaded):.3f} ms, p99 {_pct(loaded, 0.99):.3f} ms"
         )
         expected_http = first + THREADS * THREAD_CALLS
         print(

@@ -13,21 +13,26 @@ read is recorded as the refusal (or the continue) Claude was given, an invalid
 PreToolUse too (from its well-typed fields). A decision that misses its deadline
 is not recorded when it finally arrives: the refusal is, and the call never ran.
 
-Threads. Decisions run on worker threads so every answer has a deadline (a hung
-hook cannot keep Claude waiting until its own timeout, which would fail open).
-The Guard is shared, but its per-session state is not safe to mutate from two
-threads at once (``Guard._sessions`` is get-then-set, and a session's stop-block
-counts, turn budget, halt flag and ``ctx.state`` are read-modify-write), so
-events of one session run one at a time: the request takes its session's turn
-before it asks for a worker; sessions run side by side. A hung hook stalls its
-own session only (``serve_pool``: the pool grows past a busy thread, sets a hung
-one aside at the deadline, and a session whose event is hung fails its next
-events at once). The ledger serialises its own writes (one connection behind a
-lock) and its reader has a lock of its own.
+Threads. An event is decided on the thread that read its request (no handoff), and
+every answer has a deadline (a hung hook cannot keep Claude waiting until its own
+timeout, which would fail open): ``serve_pool``'s watchdog answers for the thread
+at the deadline, by the failure policy, through the ``late`` callback the caller
+gives, while the thread stays inside the hook (*abandoned*: when the hook returns,
+its answer is dropped and the connection closes). The Guard is shared, but its
+per-session state is not safe to mutate from two threads at once
+(``Guard._sessions`` is get-then-set, and a session's stop-block counts, turn
+budget, halt flag and ``ctx.state`` are read-modify-write), so events of one
+session run one at a time: the request takes its session's turn first; sessions
+run side by side. A hung hook stalls its own session only (a session whose event
+is hung fails its next events at once), and past ``max_abandoned`` threads held by
+hooks past their deadline every event fails at once until one returns. The ledger
+serialises its own writes (one connection behind a lock) and its reader has a lock
+of its own.
 
 No sockets here: bytes in, plain data out (a status and a JSON-able body; the
 hook route's answer already encoded), so ``_serve`` only guards the door and
-writes, and what is decided can be read without HTTP in the way.
+writes, and what is decided can be read without HTTP in the way. A late answer is
+handed to the caller's ``late(data)`` instead, from the watchdog's thread.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ from ..errors import EventError, GuardrailsError, ServeError, describe, one_line
 from ..events import EVENT_NAMES, Event, event_class, known_event_name
 from . import failure_policy as _policy
 from .failure_policy import encode_bytes
-from .serve_pool import Pool, PoolFull, SessionBusy, SessionGate, Turn
+from .serve_pool import SessionBusy, SessionGate, Timer, Turn, Watchdog
 
 if TYPE_CHECKING:
     from ..dispatch.guard import Guard
@@ -59,7 +64,7 @@ _log = logging.getLogger("guardrails.serve")
 
 #: a bigger request body is refused (a Write of a large file is the usual big hook input)
 MAX_BODY: Final = 8 * 1024 * 1024
-#: worker threads kept warm; more are started on demand (up to ``max_workers``)
+#: connection threads kept warm; more are started on demand (``http_server``)
 DEFAULT_WORKERS: Final = 16
 _REASON_CAP: Final = 1000
 _EXPLAIN_FIELDS: Final = {
@@ -82,22 +87,30 @@ class _Late(Exception):
     """No decision within the deadline (hooks still running, or the session busy)."""
 
 
-class _Ticket:
-    """One hook request's event, between the worker deciding it and the request waiting.
+#: where the watchdog writes a request's answer (status, body) when its deadline passed
+Late = Callable[[int, bytes], None]
 
-    Past the deadline the request abandons it, answers by the failure policy and
-    records that refusal; the decision the worker reaches later is then not
-    recorded (Claude was told deny: the call never runs). A decision the worker
-    started recording before that is the answer, late or not.
+
+class _Ticket:
+    """One run under a deadline (a hook event, or a dry run), between its thread and the
+    watchdog.
+
+    ``state``: ``running``, then ``done`` (the thread answers) or ``expired`` (the
+    watchdog answered at the deadline: by the failure policy, recording that refusal,
+    so the decision the thread reaches later is not recorded and Claude was told deny:
+    the call never runs; or with the decision the thread had started recording, which
+    is the answer, late or not). ``answered`` is set once the watchdog's answer is
+    written: the thread, back from its hooks, closes the connection only then.
     """
 
-    __slots__ = ("abandoned", "decision", "event", "lock")
+    __slots__ = ("answered", "decision", "event", "lock", "state")
 
-    def __init__(self, event: Event) -> None:
+    def __init__(self, event: Event | None) -> None:
         self.event = event
         self.lock = threading.Lock()
         self.decision: Decision | None = None
-        self.abandoned = False
+        self.state = "running"
+        self.answered: threading.Event | None = None
 
 
 #: seconds a GET /v1/stats answer is served again before it is computed anew
@@ -117,10 +130,8 @@ class ServeApp:
     event's failure policy, for every event (default: each event's
     ``_policy.deadline``, plus the approval timeout on PreToolUse when the Guard
     has an approver). ``token``: ``None`` for no auth; an empty one is refused.
-    ``workers`` threads are kept warm, up to ``max_workers`` decide at once (the
-    server passes its connection cap: one decision per request), and at most
-    ``max_abandoned`` threads held by hooks past their deadline are set aside
-    (``serve_pool``).
+    Past ``max_abandoned`` (default ``4 * workers``) threads held by hooks past their
+    deadline, every event fails at once until one returns.
 
     While it runs, the Guard's ledger records through this app (its ``record`` is
     wrapped until :meth:`close`), so a decision that arrives after its deadline
@@ -135,7 +146,6 @@ class ServeApp:
         max_body: int = MAX_BODY,
         deadline: float | None = None,
         workers: int = DEFAULT_WORKERS,
-        max_workers: int | None = None,
         max_abandoned: int | None = None,
     ) -> None:
         if token is not None and not token:
@@ -173,17 +183,16 @@ class ServeApp:
         self._stats: dict[int, tuple[float, tuple[int, dict[str, Any]]]] = {}
         self._stats_lock = threading.Lock()
         self._gate = SessionGate()
-        self._pool = Pool(
-            workers,
-            max_workers=max(workers, max_workers or 4 * workers),
-            max_abandoned=4 * workers if max_abandoned is None else max_abandoned,
-        )
+        self._watchdog = Watchdog(min(self.deadlines.values()))  # the shortest it is given
+        self.max_abandoned = 4 * workers if max_abandoned is None else max_abandoned
         self._count_lock = threading.Condition()
         self.counts: dict[str, int] = dict.fromkeys(
             ("requests", "hook_calls", "failures", "evicted_connections", "refused_connections"),
             0,
         )
         self._in_flight = 0
+        self._deciding = 0  # events inside their hooks now (abandoned ones too)
+        self._abandoned = 0  # threads still inside a run whose deadline passed
         self._closed = False
 
     @property
@@ -191,13 +200,14 @@ class ServeApp:
         return self._token is not None
 
     def close(self, grace: float = 5.0) -> None:
-        """Let requests in flight finish (up to ``grace`` seconds), then stop the workers."""
+        """Let requests in flight finish (up to ``grace`` seconds; one already answered at its
+        deadline is not waited for), then stop the watchdog."""
         if self._closed:
             return
         self._closed = True
         with self._count_lock:
-            self._count_lock.wait_for(lambda: self._in_flight == 0, timeout=grace)
-        self._pool.close()
+            self._count_lock.wait_for(lambda: self._in_flight <= self._abandoned, timeout=grace)
+        self._watchdog.close()
         if self.shipper is not None:
             self.shipper.stop()
         ledger = self.guard.ledger
@@ -231,12 +241,14 @@ class ServeApp:
 
     # --- POST /v1/claude/hook -------------------------------------------------------
 
-    def hook_answer(self, body: bytes, hint: str | None = None) -> bytes:
-        """The hook output (JSON bytes) for one Claude hook input.
+    def hook_answer(self, body: bytes, late: Late, hint: str | None = None) -> bytes | None:
+        """The hook output (JSON bytes) for one Claude hook input, decided on this thread.
 
         Never raises: whatever goes wrong becomes the event's failure answer.
         ``hint`` (the route's ``?event=`` query, like ``hookrails hook --event``)
         names the event when the body cannot be read; it is ignored otherwise.
+        ``late``: where the watchdog writes the answer (from its own thread) when the
+        deadline passes first; this then returns ``None`` once the hooks return at last.
         """
         self.count("hook_calls")
         try:
@@ -258,8 +270,11 @@ class ServeApp:
             salvaged = _policy.salvage_event(payload, name)
             return encode_bytes(self.failure(name, reason, event=salvaged))
         try:
+            decision = self._decide(event, late)
+            if decision is None:
+                return None
             # an answer that is not strict JSON (a NaN rewrite) fails too, never an allow
-            return encode_bytes(self._decide(event).to_claude())
+            return encode_bytes(decision.to_claude())
         except _Late as exc:
             return encode_bytes(self.failure(name, str(exc), event=event))
         except BaseException as exc:  # a crash (a hook's SystemExit included) never allows
@@ -308,10 +323,13 @@ class ServeApp:
         _log.warning("%s", message)
         return {"systemMessage": message}
 
-    def _decide(self, event: Event) -> Decision:
+    def _decide(self, event: Event, late: Late) -> Decision | None:
+        """The decision, or ``None`` when the watchdog answered at the deadline (its hooks
+        ran past it). Raises ``_Late`` when it cannot start in time."""
         limit = self.deadlines.get(event.event_name, self.deadline)
         deadline_at = time.monotonic() + limit
-        try:  # the session's turn first: waiting for it holds no worker
+        self._refuse_if_full()
+        try:
             turn = self._gate.take(event.session_id, deadline_at)
         except SessionBusy as exc:
             if exc.stuck:
@@ -326,37 +344,98 @@ class ServeApp:
         ticket = _Ticket(event)
         with self._tickets_lock:
             self._tickets[id(event)] = ticket
+        timer = self._start(deadline_at, lambda: self._expire(ticket, turn, limit, late))
         try:
-            job = self._pool.submit(self._emit, ticket, turn)
-        except PoolFull as exc:
-            self._forget(ticket)
-            self._gate.give_back(turn)
-            raise _Late(str(exc)) from None
-        try:
-            decision: Decision = job.future.result(timeout=max(deadline_at - time.monotonic(), 0))
-        except TimeoutError:
-            ran = self._pool.abandon(job)
-            if ran == "done":  # it ended as the deadline passed: its answer, late or not
-                return job.future.result()  # type: ignore[no-any-return]
-            if ran == "cancelled":  # never started: nobody else ends the turn or the ticket
-                self._forget(ticket)
-                self._gate.give_back(turn)
-            elif ran == "abandoned":  # the worker gives the turn back when the hook returns
-                self._gate.stick(turn)
-            with ticket.lock:
-                recorded = ticket.decision
-                ticket.abandoned = recorded is None
-            if recorded is not None:  # it was being recorded as the deadline passed
-                return recorded
-            raise _Late(f"no decision within {limit:g}s (a hook is still running)") from None
-        return decision
+            decision = self.guard.emit_sync(event)
+        except BaseException:  # a crash (a hook's SystemExit too): the caller answers it
+            if self._settle(ticket, timer, turn):
+                raise
+            _log.exception("hookrails serve: %s failed after its deadline", event.event_name)
+            return None
+        return decision if self._settle(ticket, timer, turn) else None
 
-    def _emit(self, ticket: _Ticket, turn: Turn) -> Decision:
-        try:
-            return self.guard.emit_sync(ticket.event)
-        finally:
+    def _refuse_if_full(self) -> None:
+        with self._count_lock:
+            abandoned = self._abandoned
+        if abandoned > self.max_abandoned:
+            raise _Late(
+                f"no thread is free: {abandoned} hooks are still running past their deadline, "
+                f"over the limit of {self.max_abandoned}"
+            )
+
+    def _start(self, at: float, fire: Callable[[], None]) -> Timer:
+        with self._count_lock:
+            self._deciding += 1
+        return self._watchdog.start(at, fire)
+
+    def _settle(self, ticket: _Ticket, timer: Timer, turn: Turn | None = None) -> bool:
+        """The run ended: True when this thread answers, False when the watchdog did (once
+        its answer is written)."""
+        self._watchdog.cancel(timer)
+        if ticket.event is not None:
             self._forget(ticket)
+        with ticket.lock:
+            answered = ticket.answered
+            ticket.state = "done"
+        with self._count_lock:
+            self._deciding -= 1
+            if answered is not None:
+                self._abandoned -= 1
+        if turn is not None:
             self._gate.give_back(turn)
+        if answered is None:
+            return True
+        _log.warning("hookrails serve: a hook past its deadline returned; its thread is back")
+        answered.wait()  # the connection closes after the watchdog's answer, never before
+        return False
+
+    def _abandon(self, ticket: _Ticket) -> threading.Event | None:
+        """The deadline passed (the watchdog's thread): ``None`` when the run ended first,
+        else the thread is set aside; set the event returned once the answer is written."""
+        with ticket.lock:
+            if ticket.state != "running":
+                return None
+            ticket.state = "expired"
+            ticket.answered = answered = threading.Event()
+            with self._count_lock:
+                self._abandoned += 1
+                count = self._abandoned
+                self._count_lock.notify_all()
+        level = logging.ERROR if count > self.max_abandoned else logging.WARNING
+        _log.log(
+            level,
+            "hookrails serve: a hook is still running past its deadline; its thread is set "
+            "aside (%d set aside, limit %d)",
+            count,
+            self.max_abandoned,
+        )
+        return answered
+
+    def _expire(self, ticket: _Ticket, turn: Turn, limit: float, late: Late) -> None:
+        """A hook event's deadline passed: answer by the failure policy (or with the
+        decision being recorded), and make the session's next events fail at once until
+        the thread returns."""
+        answered = self._abandon(ticket)
+        if answered is None:
+            return
+        try:
+            self._gate.stick(turn)
+            event = ticket.event
+            assert event is not None
+            name = event.event_name
+            recorded = ticket.decision  # read after the state changed: it no longer moves
+            try:
+                if recorded is None:
+                    raise _Late(f"no decision within {limit:g}s (a hook is still running)")
+                data = encode_bytes(recorded.to_claude())  # being recorded: the answer
+            except _Late as exc:
+                data = encode_bytes(self.failure(name, str(exc), event=event))
+            except Exception as exc:
+                reason = f"deciding the event failed ({describe(exc)})"
+                data = encode_bytes(self.failure(name, reason, event=event))
+            late(200, data)
+        finally:
+            answered.set()
 
     def _forget(self, ticket: _Ticket) -> None:
         with self._tickets_lock:
@@ -370,7 +449,7 @@ class ServeApp:
             ticket = self._tickets.get(id(decision.event))
         if ticket is not None and ticket.event is decision.event:
             with ticket.lock:
-                if ticket.abandoned:
+                if ticket.state == "expired":
                     _log.warning(
                         "hookrails serve: %s decided after its deadline; not recorded (the "
                         "refusal Claude was given is)",
@@ -483,7 +562,12 @@ class ServeApp:
         ledger = self.guard.ledger
         with self._count_lock:
             counts = dict(self.counts, in_flight=self._in_flight)
-        workers = self._pool.stats()
+        with self._count_lock:
+            workers = {
+                "deciding": self._deciding - self._abandoned,
+                "abandoned": self._abandoned,
+                "max_abandoned": self.max_abandoned,
+            }
         stuck = self._gate.stuck_sessions()
         return {
             # degraded: hooks are hung past their deadlines (their sessions' events fail)
@@ -503,8 +587,9 @@ class ServeApp:
 
     # --- POST /v1/explain -----------------------------------------------------------
 
-    def explain(self, body: bytes) -> tuple[int, dict[str, Any]]:
-        """A dry run: a fresh Guard on the same definition, without a ledger.
+    def explain(self, body: bytes, late: Late) -> tuple[int, dict[str, Any]] | None:
+        """A dry run: a fresh Guard on the same definition, without a ledger; ``None`` when
+        it ran past the deadline and ``late`` was given the 504.
 
         The body is either a whole Claude hook input (with ``hook_event_name``)
         or ``{"event": ..., "tool_name": ..., "tool_input": ..., ...}`` (the
@@ -535,17 +620,31 @@ class ServeApp:
         if not isinstance(kwargs.get("event_name"), str):
             return 400, {"error": "name the event: `event` (or a `hook_event_name`)"}
         try:
-            job = self._pool.submit(self._explain, kwargs)
-        except PoolFull as exc:
+            self._refuse_if_full()
+        except _Late as exc:
             return 503, {"error": str(exc)}
+        ticket = _Ticket(None)
+        limit = self.deadline
+        timer = self._start(
+            time.monotonic() + limit, lambda: self._explain_expired(ticket, limit, late)
+        )
         try:
-            result: dict[str, Any] = job.future.result(timeout=self.deadline)
-        except TimeoutError:
-            self._pool.abandon(job)
-            return 504, {"error": f"no decision within {self.deadline:g}s"}
+            answer: tuple[int, dict[str, Any]] = (200, self._explain(kwargs))
         except GuardrailsError as exc:
-            return 400, {"error": str(exc)}
-        return 200, result
+            answer = 400, {"error": str(exc)}
+        except BaseException:
+            if self._settle(ticket, timer):
+                raise
+            return None
+        return answer if self._settle(ticket, timer) else None
+
+    def _explain_expired(self, ticket: _Ticket, limit: float, late: Late) -> None:
+        answered = self._abandon(ticket)
+        if answered is not None:
+            try:
+                late(504, encode_bytes({"error": f"no decision within {limit:g}s"}))
+            finally:
+                answered.set()
 
     def _explain(self, kwargs: dict[str, Any]) -> dict[str, Any]:
         from ..dispatch.explain import explain_event

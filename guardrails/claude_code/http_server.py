@@ -17,10 +17,13 @@ are not decisions: they answer requests Claude never sends. Listening beyond
 loopback needs a bearer token (``make_server`` refuses without one unless
 ``insecure``), and an empty token is refused rather than read as "no auth".
 
-Threads. ``ThreadingHTTPServer`` gives each connection a thread (HTTP/1.1
-keep-alive, so a warm client pays no connect cost). A connection thread only
-waits: deciding happens on ``_serve_app``'s workers (``serve_pool``), under a
-deadline. Connections are capped and each request has a deadline to arrive
+Threads. Each connection is served by a thread of ``serve_pool.Pool`` (warm
+threads, more on demand; HTTP/1.1 keep-alive, so a warm client pays no connect
+cost), which reads a request and decides its event itself: no handoff per call.
+At the deadline the app's watchdog writes the answer for it (``_late``: the
+failure policy's, with ``Connection: close``) while the thread stays in the hook;
+such a connection still counts against the cap until its hook returns.
+Connections are capped and each request has a deadline to arrive
 (``serve_connections``: slow or idle clients cannot take every thread); a
 connection over the cap when all are busy is answered 503 at once, and Claude
 Code then fails by the ``onFailure: block`` that ``install`` writes.
@@ -29,6 +32,7 @@ Code then fails by the ``onFailure: block`` that ``install`` writes.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import ipaddress
 import logging
@@ -46,6 +50,7 @@ from . import serve_connections as _conns
 from .failure_policy import encode_bytes
 from .http_decider import DEFAULT_WORKERS, MAX_BODY, ServeApp
 from .relay import refusal as relay_refusal
+from .serve_pool import Pool, PoolClosed
 
 if TYPE_CHECKING:
     from ..dispatch.guard import Guard
@@ -122,6 +127,7 @@ class _Handler(BaseHTTPRequestHandler):
     # headers and body are two writes: without TCP_NODELAY the second waits for the
     # client's delayed ACK (~40 ms per answer on a keep-alive connection)
     disable_nagle_algorithm = True
+    raw_requestline: bytes  # http.server's, set before parse_request
 
     @property
     def app(self) -> ServeApp:
@@ -139,6 +145,32 @@ class _Handler(BaseHTTPRequestHandler):
     def handle_one_request(self) -> None:
         cast(HookServer, self.server).conns.await_request(self.conn)
         super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        """As http.server's, the head read by ``serve_connections`` (no ``email``)."""
+        self.command = None  # type: ignore[assignment]  # (as http.server: for send_error)
+        self.request_version = self.default_request_version
+        self.close_connection = True
+        self.requestline = str(self.raw_requestline, "iso-8859-1").rstrip("\r\n")
+        try:
+            head = _conns.parse_head(self.requestline, self.protocol_version)
+            if head is None:
+                return False
+            self.command, self.path, self.request_version = head.command, head.path, head.version
+            self.close_connection = head.close
+            self.headers = _conns.read_headers(self.rfile)  # type: ignore[assignment]
+        except _conns.BadHead as exc:
+            self.send_error(exc.status, str(exc))
+            return False
+        connection = (self.headers.get("Connection") or "").lower()
+        if connection == "close":
+            self.close_connection = True
+        elif connection == "keep-alive":
+            self.close_connection = False
+        expect = (self.headers.get("Expect") or "").lower()
+        if expect == "100-continue" and self.request_version >= "HTTP/1.1":
+            return self.handle_expect_100()
+        return True
 
     def _busy(self) -> None:
         """The request is read: from here on it is answered, not evicted (``ConnectionError``
@@ -213,7 +245,11 @@ class _Handler(BaseHTTPRequestHandler):
             body = self._body_or_error()
             if body is not None:
                 self._busy()
-                self._send(*app.explain(body))
+                answer = app.explain(body, self._late)
+                if answer is None:  # answered at the deadline
+                    self.close_connection = True
+                else:
+                    self._send(*answer)
         elif url.path == "/v1/hooks":
             self._send(200, app.bindings())
         elif url.path == "/v1/stats":
@@ -223,7 +259,8 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 self._send(*app.stats(limit))
         else:
-            self._send(200, app.health())
+            threads = cast(HookServer, self.server).pool.stats()
+            self._send(200, {**app.health(), "connection_threads": threads})
 
     def _foreign(self) -> str | None:
         """Why this request cannot be Claude's (a refusal message), or ``None``.
@@ -260,7 +297,22 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, app.failure(known_event_name(hint), str(exc)))
             return
         self._busy()
-        self._write(200, app.hook_answer(body, hint))
+        answer = app.hook_answer(body, self._late, hint)
+        if answer is None:  # answered at the deadline, from the watchdog's thread
+            self.close_connection = True
+        else:
+            self._write(200, answer)
+
+    def _late(self, status: int, data: bytes) -> None:
+        """The answer at the deadline, written from the watchdog's thread while this
+        connection's own thread is still inside a hook (it writes nothing more, and
+        closes the connection once the hook returns); the client reads it, then EOF."""
+        self.close_connection = True
+        try:
+            self._write(status, data)
+            self.connection.shutdown(socket.SHUT_WR)
+        except OSError:  # the client left: nothing to tell it
+            _log.debug("hookrails serve: the late answer was not delivered", exc_info=True)
 
     def _body_or_error(self) -> bytes | None:
         try:
@@ -367,9 +419,14 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         if self.close_connection:
             self.send_header("Connection", "close")
-        self.end_headers()
+        # one write, headers and body (``end_headers`` would send the headers alone)
+        buffer: list[bytes] = getattr(self, "_headers_buffer", [])
+        if self.request_version != "HTTP/0.9":  # which has no headers
+            buffer.append(b"\r\n")
         if self.command != "HEAD":
-            self.wfile.write(data)
+            buffer.append(data)
+        self._headers_buffer: list[bytes] = []
+        self.wfile.write(b"".join(buffer))
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """http.server's own errors (a bad request line, an unknown method), in JSON too."""
@@ -381,7 +438,20 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(code, {"error": message or phrase})
 
     def log_message(self, format: str, *args: Any) -> None:
-        _log.info("%s %s", self.address_string(), format % args)
+        if _log.isEnabledFor(logging.INFO):  # every answer logs; mostly nobody reads it
+            _log.info("%s %s", self.address_string(), format % args)
+
+    #: (second, its Date header): formatted once a second, not per answer
+    _date: tuple[int, str] = (0, "")
+
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        if timestamp is not None:
+            return super().date_time_string(timestamp)
+        now = int(time.time())
+        date = _Handler._date
+        if date[0] != now:
+            date = _Handler._date = (now, super().date_time_string(now))
+        return date[1]
 
 
 def _is_json(content_type: str | None) -> bool:
@@ -390,6 +460,7 @@ def _is_json(content_type: str | None) -> bool:
     return media == "application/json"
 
 
+@functools.lru_cache(maxsize=64)  # the same Host on every request of a client
 def _local_host(header: str | None, port: int) -> bool:
     """Whether a ``Host`` header names this machine (``localhost`` or a loopback address)
     and ``port`` (no port: 80)."""
@@ -424,7 +495,8 @@ class HookServer(ThreadingHTTPServer):
     """The HTTP server: ``serve_forever()``, ``shutdown()``, ``server_close()``; ``url``.
 
     At most ``max_connections`` connections (each with its thread), plus a few being
-    evicted (``slack``): see :meth:`process_request`.
+    evicted (``slack``): see :meth:`process_request`. ``workers`` connection threads are
+    kept warm.
     """
 
     daemon_threads = True
@@ -438,6 +510,7 @@ class HookServer(ThreadingHTTPServer):
         *,
         max_connections: int = DEFAULT_MAX_CONNECTIONS,
         request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+        workers: int = DEFAULT_WORKERS,
     ) -> None:
         if not request_timeout > 0:
             raise ValueError("request_timeout must be > 0")
@@ -449,7 +522,9 @@ class HookServer(ThreadingHTTPServer):
         self._refused_logged = 0.0
         if ":" in host.strip("[]"):
             self.address_family = socket.AF_INET6
-        super().__init__((host.strip("[]"), port), _Handler)
+        size = min(workers, max_connections)
+        self.pool = Pool(size, max_threads=max_connections + self.conns.slack)
+        super().__init__((host.strip("[]"), port), _Handler)  # closes the pool if it fails
 
     def serve_forever(self, poll_interval: float = 0.1) -> None:
         """As socketserver's; ``shutdown()`` returns within ``poll_interval`` (0.5 s there)."""
@@ -481,7 +556,7 @@ class HookServer(ThreadingHTTPServer):
         return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        """A new connection, on the accepting thread: a thread of its own, perhaps in place
+        """A new connection, on the accepting thread: a thread of the pool, perhaps in place
         of one that waited longest for its request, or 503 at once (``serve_connections``)."""
         conn, victim = self.conns.admit(request)
         if victim is not None:
@@ -499,7 +574,10 @@ class HookServer(ThreadingHTTPServer):
             _conns.refuse(request)
             self.shutdown_request(request)
             return
-        super().process_request(request, client_address)
+        try:
+            self.pool.submit(self.process_request_thread, request, client_address)
+        except PoolClosed:
+            self.shutdown_request(request)
 
     def shutdown_request(self, request: Any) -> None:
         self.conns.drop(request)
@@ -511,6 +589,7 @@ class HookServer(ThreadingHTTPServer):
         super().server_close()
         self._shutdown_open(socket.SHUT_RD)
         self.app.close()
+        self.pool.close()
         self._shutdown_open(socket.SHUT_RDWR)
 
     def _shutdown_open(self, how: int) -> None:
@@ -542,9 +621,10 @@ def make_server(
     that is not loopback needs a token, or ``insecure=True``.
 
     Threads: at most ``max_connections`` connections (plus a few being evicted),
-    each request read within ``request_timeout``; ``workers`` deciding threads
-    kept warm, up to one per connection, and at most ``max_abandoned`` (default
-    ``4 * workers``) held by hooks past their deadline (``serve_pool``).
+    each served by one thread that reads its requests and decides their events,
+    each request read within ``request_timeout``; ``workers`` connection threads
+    kept warm. Past ``max_abandoned`` (default ``4 * workers``) threads held by hooks
+    past their deadline, events fail at once until one returns (``serve_pool``).
     """
     check_exposure(host, token, insecure=insecure)
     if workers < 1 or max_connections < 1:
@@ -555,12 +635,16 @@ def make_server(
         max_body=max_body,
         deadline=deadline,
         workers=min(workers, max_connections),
-        max_workers=max_connections + max(4, max_connections // 4),
         max_abandoned=max_abandoned,
     )
     try:
         return HookServer(
-            app, host, port, max_connections=max_connections, request_timeout=request_timeout
+            app,
+            host,
+            port,
+            max_connections=max_connections,
+            request_timeout=request_timeout,
+            workers=workers,
         )
     except OSError as exc:
         app.close()

@@ -1,91 +1,67 @@
-"""The threads that decide for ``hookrails serve``, and each session's turn.
+"""The threads of ``hookrails serve``: the connections' threads, the watchdog, each session's turn.
 
 A hung hook may stall its own session, never the others (docs/design.md §9).
 
-Workers. A decision runs on a worker thread so that the request, which waits,
-can answer at the deadline whatever the hooks do. A hook that never returns
-holds its thread forever (nothing in Python can stop a thread), so:
+Connection threads. A connection is served by one thread from :class:`Pool`, which
+reads its requests and decides their events itself: no handoff per call. The pool keeps
+``size`` threads warm and starts more when none is idle (a new connection never waits
+for a thread another connection holds; the connection cap bounds them); an idle extra
+ends after a while.
 
-* the pool grows on demand: a request never waits for a thread held by another
-  session's slow hook (in-flight decisions are one per session, and the
-  connection cap bounds the sessions in flight); idle threads above ``size``
-  end after a while;
-* a thread whose call was given up at its deadline is *abandoned*: it no longer
-  counts against ``max_workers``, and if it ever returns it rejoins the pool
-  (when there is room) or ends;
-* at most ``max_abandoned`` abandoned threads: past that the pool does not grow,
-  and a call that finds no idle thread fails at once (:class:`PoolFull`)
-  instead of waiting out its deadline.
+The watchdog. A hook that never returns holds its thread forever (nothing in Python
+can stop a thread), so the thread cannot be the one that answers at the deadline.
+:class:`Watchdog` is one thread that calls a run's ``fire`` (on a thread of its own: it
+records and writes) when the run's deadline passes before it was cancelled. The usual
+run is cancelled in time and costs two short critical sections: the watchdog is woken
+only for a run due before the time it already sleeps towards, and an idle watchdog
+sleeps the shortest delay it is ever given, so a call that starts after that never
+wakes it.
 
-Sessions. A session decides one event at a time (its state is read-modify-write).
-The turn is taken by the request before a worker is asked, so waiting for a busy
-session costs no worker; the worker gives it back when the event is decided,
-however late. A session whose event was abandoned mid-run is *stuck* until that
-run ends: its next events fail at once instead of each waiting out a deadline.
+Sessions. A session decides one event at a time (its state is read-modify-write):
+:class:`SessionGate`. A session whose event was abandoned mid-run is *stuck* until
+that run ends: its next events fail at once instead of each waiting out a deadline.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import queue
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future
 from typing import Any, Final
 
-__all__ = ["Job", "Pool", "PoolFull", "SessionBusy", "SessionGate", "Turn"]
+__all__ = ["Pool", "PoolClosed", "SessionBusy", "SessionGate", "Timer", "Turn", "Watchdog"]
 
 _log = logging.getLogger("guardrails.serve")
 
-#: seconds an extra (above ``size``) idle worker waits for work before it ends
-_IDLE_WORKER: Final = 30.0
+#: seconds an extra (above ``size``) idle thread waits for work before it ends
+_IDLE_THREAD: Final = 30.0
 
 
-class PoolFull(Exception):
-    """No thread can take the call: every one is busy and the abandoned ones are at the cap."""
-
-
-class Job:
-    """One call on the pool: ``future`` has its result. ``state``: queued, running, done or
-    cancelled (given up before a worker took it)."""
-
-    __slots__ = ("args", "fn", "future", "lock", "state", "worker")
-
-    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
-        self.fn = fn
-        self.args = args
-        self.future: Future[Any] = Future()
-        self.lock = threading.Lock()
-        self.state = "queued"
-        self.worker: _Worker | None = None
-
-
-class _Worker:
-    __slots__ = ("abandoned",)
-
-    def __init__(self) -> None:
-        self.abandoned = False
+class PoolClosed(Exception):
+    """The server is stopping: no thread takes new work."""
 
 
 class Pool:
-    """Daemon worker threads: ``size`` kept warm, up to ``max_workers`` busy at once (abandoned
-    ones aside), at most ``max_abandoned`` abandoned.
+    """Daemon threads: ``size`` kept warm, a new one whenever none is idle, up to
+    ``max_threads`` (past it work waits for the next thread to free up).
 
     Not ``ThreadPoolExecutor``: it joins its threads at interpreter exit (a hook that never
-    returns would keep the server from stopping) and cannot let a thread go.
+    returns would keep the server from stopping), and it never grows past a busy thread.
     """
 
-    def __init__(self, size: int, *, max_workers: int, max_abandoned: int) -> None:
-        if size < 1 or max_workers < size or max_abandoned < 0:
-            raise ValueError("need 1 <= size <= max_workers and max_abandoned >= 0")
+    def __init__(self, size: int, *, max_threads: int) -> None:
+        if size < 1 or max_threads < size:
+            raise ValueError("need 1 <= size <= max_threads")
         self.size = size
-        self.max_workers = max_workers
-        self.max_abandoned = max_abandoned
-        self._queue: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
+        self.max_threads = max_threads
+        self._queue: queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...]] | None] = (
+            queue.SimpleQueue()
+        )
         self._lock = threading.Lock()
-        self.threads = 0  # alive: idle, busy and abandoned
-        self.abandoned = 0
+        self.threads = 0  # alive: idle and busy
         self._idle = 0
         self._pending = 0  # put on the queue, not yet taken
         self._started = 0
@@ -95,7 +71,7 @@ class Pool:
                 self._start()
 
     def _start(self) -> None:
-        """One more worker (under ``_lock``), idle from the start: counted so at once, or
+        """One more thread (under ``_lock``), idle from the start: counted so at once, or
         the next call would start another before this one ran."""
         self.threads += 1
         self._idle += 1
@@ -103,129 +79,132 @@ class Pool:
         name = f"hookrails-serve-{self._started}"
         threading.Thread(target=self._loop, name=name, daemon=True).start()
 
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Job:
-        """Queue ``fn(*args)``; a thread is started when none is idle and there is room.
-        Raises :class:`PoolFull` when there is none and the abandoned threads are at the cap."""
-        job = Job(fn, args)
+    def submit(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn(*args)`` on an idle thread, a new one when none is idle and there is
+        room; raises :class:`PoolClosed` once :meth:`close` was called."""
         with self._lock:
             if self._closed:
-                raise PoolFull("the server is stopping")
-            if self._pending >= self._idle:  # nobody idle will take it
-                if self.abandoned > self.max_abandoned:
-                    raise PoolFull(self._full_message())
-                if self.threads - self.abandoned < self.max_workers:
-                    self._start()
+                raise PoolClosed("the server is stopping")
+            if self._pending >= self._idle and self.threads < self.max_threads:
+                self._start()  # nobody idle will take it
             self._pending += 1
-        self._queue.put(job)
-        return job
-
-    def _full_message(self) -> str:
-        return (
-            f"no worker is free: {self.abandoned} hooks are still running past their deadline, "
-            f"over the limit of {self.max_abandoned}"
-        )
+        self._queue.put((fn, args))
 
     def _loop(self) -> None:
-        me = _Worker()
-        while True:  # idle (counted in ``_idle``) until a job is taken
+        while True:  # idle (counted in ``_idle``) until work is taken
             try:
-                job = self._queue.get(timeout=_IDLE_WORKER)
+                work = self._queue.get(timeout=_IDLE_THREAD)
             except queue.Empty:
                 with self._lock:
-                    # no call counts on this one (submit counts ``_pending`` under the lock)
-                    if self._pending == 0 and self.threads - self.abandoned > self.size:
+                    # no work counts on this one (submit counts ``_pending`` under the lock)
+                    if self._pending == 0 and self.threads > self.size:
                         self._idle -= 1
                         self.threads -= 1
-                        return  # an extra worker no longer needed
+                        return  # an extra thread no longer needed
                 continue
             with self._lock:
                 self._idle -= 1
-                if job is not None:
-                    self._pending -= 1
-            if job is None:  # close()
-                with self._lock:
+                if work is None:  # close()
                     self.threads -= 1
-                return
-            with job.lock:
-                skip = job.state != "queued"  # the request gave up waiting: not decided late
-                if not skip:
-                    job.state, job.worker = "running", me
-            if not skip:
-                self._run(job)
-            if me.abandoned and not self._rejoin(me):
-                return
+                    return
+                self._pending -= 1
+            fn, args = work
+            try:
+                fn(*args)
+            except BaseException:  # the work answers its own errors; the thread goes on
+                _log.exception("hookrails serve: a connection's thread failed")
             with self._lock:
                 self._idle += 1
 
-    @staticmethod
-    def _run(job: Job) -> None:
-        try:
-            result = job.fn(*job.args)
-        except BaseException as exc:  # a hook's SystemExit too: the request answers it
-            with job.lock:
-                job.state, job.worker = "done", None
-            job.future.set_exception(exc)
-        else:
-            with job.lock:
-                job.state, job.worker = "done", None
-            job.future.set_result(result)
-
-    def _rejoin(self, me: _Worker) -> bool:
-        """An abandoned worker whose call ended: back in the pool if there is room."""
-        with self._lock:
-            self.abandoned -= 1
-            if self._closed or self.threads - self.abandoned > self.max_workers:
-                self.threads -= 1
-                return False
-        me.abandoned = False
-        _log.warning("hookrails serve: a hook past its deadline returned; its thread is back")
-        return True
-
-    def abandon(self, job: Job) -> str:
-        """The request stopped waiting for ``job`` (its deadline passed). Returns
-        ``"cancelled"`` (it never started, and never will), ``"done"``, or ``"abandoned"``
-        (still running: its thread no longer counts, and one more may be started)."""
-        with job.lock:
-            if job.state == "queued":
-                job.state = "cancelled"  # the worker that takes it counts it off and skips it
-                return "cancelled"
-            worker = job.worker
-            if job.state == "done" or worker is None:
-                return "done"
-            if worker.abandoned:
-                return "abandoned"
-            worker.abandoned = True
-        with self._lock:
-            self.abandoned += 1
-            count = self.abandoned
-        level = logging.ERROR if count > self.max_abandoned else logging.WARNING
-        _log.log(
-            level,
-            "hookrails serve: a hook is still running past its deadline; its thread is set "
-            "aside (%d set aside, limit %d)",
-            count,
-            self.max_abandoned,
-        )
-        return "abandoned"
-
     def stats(self) -> dict[str, int]:
         with self._lock:
-            return {
-                "threads": self.threads,
-                "busy": self.threads - self._idle - self.abandoned,
-                "abandoned": self.abandoned,
-                "max_workers": self.max_workers,
-                "max_abandoned": self.max_abandoned,
-            }
+            return {"threads": self.threads, "busy": self.threads - self._idle}
 
     def close(self) -> None:
-        """Stop the idle workers (and each busy one when its call ends); abandoned ones end
-        when their calls do."""
+        """Stop the idle threads (and each busy one when its work ends)."""
         with self._lock:
             self._closed = True
-            count = self.threads - self.abandoned
+            count = self.threads
         for _ in range(count):
             self._queue.put(None)
+
+
+class Timer:
+    """One run under a deadline (``time.monotonic()``): ``fire`` is called at ``at`` unless
+    :meth:`Watchdog.cancel` came first."""
+
+    __slots__ = ("at", "fire")
+
+    def __init__(self, at: float, fire: Callable[[], None]) -> None:
+        self.at = at
+        self.fire: Callable[[], None] | None = fire
+
+
+class Watchdog:
+    """One thread that fires each run's timer at its deadline, unless cancelled first.
+
+    ``floor``: the shortest delay it will be given; an idle watchdog sleeps that long, so
+    a run started while it sleeps is due after it wakes and needs no wake-up.
+    """
+
+    def __init__(self, floor: float) -> None:
+        self.floor = max(floor, 0.001)
+        self._cond = threading.Condition(threading.Lock())
+        self._live: dict[Timer, None] = {}  # the runs not yet fired nor cancelled
+        self._wake_at = math.inf  # what the thread sleeps towards; inf: not asleep yet
+        self._closed = False
+        self.wakeups = 0  # how often a new run woke the thread (rare: see above)
+        threading.Thread(target=self._run, name="hookrails-serve-watchdog", daemon=True).start()
+
+    def start(self, at: float, fire: Callable[[], None]) -> Timer:
+        """Watch a run due at ``at``: ``fire()`` is called then (on a new thread) unless
+        :meth:`cancel` comes first."""
+        timer = Timer(at, fire)
+        with self._cond:
+            self._live[timer] = None
+            if at < self._wake_at:  # due before the thread wakes: wake it
+                self.wakeups += 1
+                self._cond.notify()
+        return timer
+
+    def cancel(self, timer: Timer) -> bool:
+        """The run ended: True when it ended in time (``fire`` was not and will not be
+        called), False when the watchdog fired it already."""
+        with self._cond:
+            if self._live.pop(timer, 0) is None:
+                timer.fire = None
+                return True
+            return False
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+
+    def _run(self) -> None:
+        with self._cond:
+            while not self._closed:
+                now = time.monotonic()
+                due = [t for t in self._live if t.at <= now]
+                for timer in due:
+                    del self._live[timer]
+                nxt = min((t.at for t in self._live), default=now + self.floor)
+                self._wake_at = nxt
+                if due:
+                    self._cond.release()
+                    try:
+                        for timer in due:
+                            self._fire(timer)
+                    finally:
+                        self._cond.acquire()
+                    continue
+                self._cond.wait(max(nxt - now, 0.0))
+
+    @staticmethod
+    def _fire(timer: Timer) -> None:
+        fire, timer.fire = timer.fire, None
+        if fire is not None:  # a thread of its own: it records and answers, which may block
+            threading.Thread(target=fire, name="hookrails-serve-deadline", daemon=True).start()
 
 
 class SessionBusy(Exception):

@@ -50,7 +50,8 @@ __all__ = ["exposure_warning", "serve", "startup_lines"]
 )  # fmt: skip
 @click.option(
     "--workers", type=click.IntRange(1), default=16, show_default=True, metavar="N",
-    help="deciding threads kept warm (more start on demand, one per connection at most)",
+    help="connection threads kept warm, each deciding its requests' events (more start on "
+    "demand, one per connection); 4 x N hooks hung past their deadline make events fail at once",
 )  # fmt: skip
 @click.option("--verbose", "-v", is_flag=True, help="log every request on stderr")
 def serve(

@@ -710,6 +710,8 @@ def test_health_counts_requests(client: Client):
     assert status == 200
     assert body["status"] == "ok" and body["agent"] == "tester"
     assert body["hook_calls"] == 1 and body["requests"] == 2
+    threads = body["connection_threads"]  # this one's is busy answering
+    assert threads["busy"] >= 1 and threads["threads"] >= threads["busy"]
 
 
 def _counts(path: Path) -> dict[str, int]:

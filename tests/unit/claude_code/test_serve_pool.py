@@ -1,9 +1,10 @@
-"""``serve_pool``: the deciding threads grow past busy ones, set hung ones aside within a bound,
-and a session whose event is hung fails its next events at once. Causality, not timing: each
-blocking call waits on an Event the test sets."""
+"""``serve_pool``: the connection threads grow past busy ones, the watchdog fires a run that
+passed its deadline (and only then), and a session whose event is hung fails its next events at
+once. Causality, not timing: each blocking call waits on an Event the test sets."""
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from guardrails.claude_code.serve_pool import Pool, PoolFull, SessionBusy, SessionGate
+from guardrails.claude_code.serve_pool import Pool, PoolClosed, SessionBusy, SessionGate, Watchdog
 
 WAIT = 10.0  # a generous bound for what must happen "at once"
 
@@ -51,115 +52,104 @@ def eventually(check: Callable[[], bool]) -> bool:
     return check()
 
 
-def test_a_call_never_waits_for_a_thread_another_call_holds(blockers: Any) -> None:
-    pool = Pool(1, max_workers=4, max_abandoned=4)
+def test_work_never_waits_for_a_thread_other_work_holds(blockers: Any) -> None:
+    pool = Pool(1, max_threads=4)
     held = [blockers() for _ in range(3)]
-    jobs = [pool.submit(b, i) for i, b in enumerate(held)]
+    for b in held:
+        pool.submit(b)
     assert all(b.started.wait(WAIT) for b in held)  # three at once on a pool of one
-    assert pool.stats()["threads"] == 3
+    assert pool.stats() == {"threads": 3, "busy": 3}
     for b in held:
         b.release.set()
-    assert [j.future.result(WAIT) for j in jobs] == [0, 1, 2]
+    assert eventually(lambda: pool.stats()["busy"] == 0)
     pool.close()
 
 
-def test_busy_threads_stay_within_max_workers(blockers: Any) -> None:
-    pool = Pool(1, max_workers=2, max_abandoned=4)
+def test_busy_threads_stay_within_max_threads_and_more_work_waits(blockers: Any) -> None:
+    pool = Pool(1, max_threads=2)
     first, second, third = blockers(), blockers(), blockers()
-    jobs = [pool.submit(first), pool.submit(second)]
+    pool.submit(first)
+    pool.submit(second)
     assert first.started.wait(WAIT) and second.started.wait(WAIT)
-    waiting = pool.submit(third)
-    assert waiting.state == "queued"  # both threads are inside their calls
+    pool.submit(third)
+    assert not third.started.is_set() and pool.stats()["threads"] == 2
     first.release.set()
     assert third.started.wait(WAIT)  # the freed thread takes it
     second.release.set()
     third.release.set()
-    for job in (*jobs, waiting):
-        job.future.result(WAIT)
-    assert pool.stats()["threads"] <= 2
-    pool.close()
-
-
-def test_a_hung_call_given_up_frees_its_place_and_its_thread_comes_back(blockers: Any) -> None:
-    pool = Pool(1, max_workers=1, max_abandoned=2)
-    hung, fresh = blockers(), blockers()
-    job = pool.submit(hung)
-    assert hung.started.wait(WAIT)
-    assert pool.abandon(job) == "abandoned"
-    assert pool.abandon(job) == "abandoned"  # counted once
-    assert pool.stats()["abandoned"] == 1
-    later = pool.submit(fresh)  # max_workers=1, but the hung one no longer counts
-    assert fresh.started.wait(WAIT)
-    fresh.release.set()
-    later.future.result(WAIT)
-    hung.release.set()
-    job.future.result(WAIT)
-    assert eventually(lambda: pool.stats()["abandoned"] == 0)
-    assert eventually(lambda: pool.stats()["threads"] == 1)  # no room to rejoin: it ended
-    pool.close()
-
-
-def test_past_the_abandoned_cap_a_call_that_finds_no_thread_fails_at_once(blockers: Any) -> None:
-    pool = Pool(1, max_workers=1, max_abandoned=1)
-    hung = [blockers(), blockers()]
-    for b in hung:
-        job = pool.submit(b)
-        assert b.started.wait(WAIT)
-        assert pool.abandon(job) == "abandoned"
-    with pytest.raises(PoolFull, match="2 hooks are still running past their deadline"):
-        pool.submit(lambda: None)
-    assert pool.stats()["threads"] == 2  # bounded: nothing more was started
-    hung[0].release.set()
-    assert eventually(lambda: pool.stats()["abandoned"] == 1)
-    assert pool.submit(lambda: "ok").future.result(WAIT) == "ok"  # the returned thread serves
-    pool.close()
-
-
-def test_a_call_given_up_before_it_started_never_runs(blockers: Any) -> None:
-    pool = Pool(1, max_workers=1, max_abandoned=0)
-    busy = blockers()
-    ran: list[int] = []
-    first = pool.submit(busy)
-    assert busy.started.wait(WAIT)
-    queued = pool.submit(ran.append, 1)
-    assert pool.abandon(queued) == "cancelled"
-    busy.release.set()
-    first.future.result(WAIT)
-    assert pool.submit(ran.append, 2).future.result(WAIT) is None
-    assert ran == [2]
+    assert eventually(lambda: pool.stats() == {"threads": 2, "busy": 0})
     pool.close()
 
 
 @pytest.mark.parametrize("exc", [SystemExit(0), KeyboardInterrupt(), ValueError("x")])
-def test_a_call_that_raises_anything_is_its_result_and_the_thread_goes_on(
-    exc: BaseException,
-) -> None:
-    pool = Pool(1, max_workers=1, max_abandoned=0)
+def test_work_that_raises_anything_leaves_the_thread_serving(exc: BaseException) -> None:
+    pool = Pool(1, max_threads=1)
 
     def boom() -> None:
         raise exc
 
-    with pytest.raises(type(exc)):
-        pool.submit(boom).future.result(WAIT)
-    assert pool.submit(lambda: "still here").future.result(WAIT) == "still here"
+    done = threading.Event()
+    pool.submit(boom)
+    pool.submit(done.set)
+    assert done.wait(WAIT) and pool.stats()["threads"] == 1
     pool.close()
 
 
-def test_close_ends_the_idle_threads() -> None:
-    pool = Pool(3, max_workers=3, max_abandoned=0)
+def test_close_ends_the_idle_threads_and_refuses_more_work() -> None:
+    pool = Pool(3, max_threads=3)
     assert pool.stats()["threads"] == 3
     pool.close()
     assert eventually(lambda: pool.stats()["threads"] == 0)
-    with pytest.raises(PoolFull):
+    with pytest.raises(PoolClosed):
         pool.submit(lambda: None)
 
 
-@pytest.mark.parametrize(
-    ("size", "max_workers", "max_abandoned"), [(0, 1, 0), (2, 1, 0), (1, 1, -1)]
-)
-def test_a_pool_that_cannot_work_is_refused(size: int, max_workers: int, max_abandoned: int):
+@pytest.mark.parametrize(("size", "max_threads"), [(0, 1), (2, 1)])
+def test_a_pool_that_cannot_work_is_refused(size: int, max_threads: int) -> None:
     with pytest.raises(ValueError):
-        Pool(size, max_workers=max_workers, max_abandoned=max_abandoned)
+        Pool(size, max_threads=max_threads)
+
+
+# --- the watchdog ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def watchdog() -> Iterator[Watchdog]:
+    dog = Watchdog(floor=60)
+    assert eventually(lambda: dog._wake_at != math.inf)  # its thread sleeps
+    yield dog
+    dog.close()
+
+
+def test_a_run_that_ends_in_time_is_never_fired_nor_wakes_the_watchdog(watchdog: Any) -> None:
+    fired: list[int] = []
+    for i in range(100):  # due after the watchdog wakes anyway: no wake-up needed
+        timer = watchdog.start(time.monotonic() + 120, lambda i=i: fired.append(i))
+        assert watchdog.cancel(timer)
+    assert watchdog.wakeups == 0 and fired == []
+    assert watchdog._live == {}
+
+
+def test_a_run_past_its_deadline_is_fired_once_on_a_thread_of_its_own(watchdog: Any) -> None:
+    release = threading.Event()
+    first, second = threading.Event(), threading.Event()
+    threads: list[str] = []
+
+    def stuck_fire() -> None:  # a fire that blocks (a slow record) holds up no other
+        threads.append(threading.current_thread().name)
+        first.set()
+        release.wait(WAIT * 3)
+
+    later = watchdog.start(time.monotonic() + 60, second.set)  # the watchdog sleeps to this
+    soon = watchdog.start(time.monotonic() + 0.05, stuck_fire)  # due first: it is woken
+    assert first.wait(WAIT) and watchdog.wakeups == 1
+    assert threads == ["hookrails-serve-deadline"]
+    assert not watchdog.cancel(soon)  # too late: it was fired
+    again = watchdog.start(time.monotonic() + 0.05, second.set)
+    assert second.wait(WAIT)  # fired while the first fire still blocks
+    release.set()
+    assert not watchdog.cancel(again) and watchdog.cancel(later)
+    assert threads == ["hookrails-serve-deadline"]  # fired once
 
 
 # --- the session's turn ---------------------------------------------------------------------

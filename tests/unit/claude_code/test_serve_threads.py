@@ -6,6 +6,7 @@ Events, and "at once" is only ever a generous bound where it is the point."""
 from __future__ import annotations
 
 import http.client
+import io
 import json
 import socket
 import threading
@@ -149,9 +150,11 @@ def test_past_the_cap_of_set_aside_threads_events_fail_at_once_until_a_hook_retu
     assert recorded["toolu_other_later"][0] == "allow"
 
 
-def test_waiting_for_a_busy_session_holds_no_worker(ledger_path: str) -> None:
-    """Events of one session queue on its turn, not on the workers: another session is still
-    decided while the first holds the only warm worker and more of its events wait."""
+def test_events_of_a_busy_session_wait_for_its_turn_and_other_sessions_go_on(
+    ledger_path: str,
+) -> None:
+    """Events of one session queue on its turn: another session is still decided while the
+    first is inside a hook on the only warm thread and more of its events wait."""
     with hung_server(ledger_path, workers=1) as (srv, hooks):
         waiting = [
             threading.Thread(target=ask, args=(srv, pre("ls", session="hung0", call=f"t{i}")))
@@ -161,7 +164,7 @@ def test_waiting_for_a_busy_session_holds_no_worker(ledger_path: str) -> None:
             t.start()
         assert eventually(lambda: hooks.entered == ["hung0"])
         assert eventually(lambda: srv.app.health()["in_flight"] == 4)
-        assert srv.app.health()["workers"]["busy"] == 1  # the waiting three hold none
+        assert srv.app.health()["workers"]["deciding"] == 1  # the waiting three run no hook
         assert blocks(ask(srv, pre("rm -rf x", session="other", call="t_other")))
         assert hooks.entered == ["hung0"]  # one at a time within the session
         hooks.release.set()
@@ -169,6 +172,79 @@ def test_waiting_for_a_busy_session_holds_no_worker(ledger_path: str) -> None:
             t.join(30)
         assert hooks.entered == ["hung0"] * 4
     assert len(calls(ledger_path)) == 5
+
+
+class Raising(Hooks):
+    """Hangs like :class:`Hooks`, then raises (or exits) once released."""
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__()
+        self.exc = exc
+
+    def __call__(self, event: Any, ctx: Any) -> HookResult | None:
+        super().__call__(event, ctx)
+        raise self.exc
+
+
+@pytest.mark.parametrize(
+    "hook",
+    [Hooks(), Raising(RuntimeError("late crash")), Raising(SystemExit(3))],
+    ids=["returns", "raises", "exits"],
+)
+def test_a_hook_past_the_deadline_is_answered_for_by_the_watchdog_while_its_thread_stays(
+    ledger_path: str, hook: Hooks
+) -> None:
+    """The watchdog writes the policy's answer at the deadline (then the connection closes) while
+    the connection's thread stays inside the hook; that connection still counts against the cap
+    (a new one gets 503), and once the hook returns, raises or exits, nothing more is written or
+    recorded for it and the next connection is served."""
+    hook.release.clear()
+    guard = Guard(
+        AgentDefinition(hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[hook])]}),
+        ledger=Ledger(ledger_path),
+    )
+    try:
+        with serving(guard, max_connections=1, deadline=0.3) as srv:
+            stuck = Client(srv)
+            status, answer, response = stuck.call(
+                "POST", HOOK_ROUTE, pre("ls", session="hung0", call="toolu_hung")
+            )
+            assert not hook.release.is_set() and hook.entered == ["hung0"]
+            assert status == 200 and blocks(answer)
+            assert "no decision within 0.3s (a hook is still running)" in reason(answer)
+            assert response.getheader("Connection") == "close"
+            health = srv.app.health()
+            assert health["workers"]["abandoned"] == 1 and len(srv.conns) == 1
+            conn = http.client.HTTPConnection(srv.host, srv.port, timeout=30)
+            conn.request("GET", "/v1/health")
+            assert conn.getresponse().status == 503  # the stuck connection holds the cap
+            conn.close()
+            hook.release.set()
+            assert eventually(lambda: len(srv.conns) == 0)
+            assert srv.app.health()["workers"]["abandoned"] == 0
+            assert blocks(ask(srv, pre("rm -rf x", session="hung0", call="toolu_next")))
+            stuck.close()
+    finally:
+        hook.release.set()
+    recorded = calls(ledger_path)
+    assert recorded["toolu_hung"][:2] == ("deny", "denied")  # the refusal, not the late answer
+    assert "no decision within" in recorded["toolu_hung"][2]
+
+
+def test_a_dry_run_past_the_deadline_is_answered_504_by_the_watchdog(ledger_path: str) -> None:
+    with hung_server(ledger_path, deadline=0.3) as (srv, hooks):
+        client = Client(srv)
+        status, body, response = client.call(
+            "POST",
+            "/v1/explain",
+            pre("ls", session="hung-dry-run", call="toolu_dry"),  # a whole hook input
+        )
+        assert (status, response.getheader("Connection")) == (504, "close")
+        assert body == {"error": "no decision within 0.3s"}
+        assert srv.app.health()["workers"]["abandoned"] == 1
+        hooks.release.set()
+        assert eventually(lambda: srv.app.health()["workers"]["abandoned"] == 0)
+        client.close()
 
 
 # --- connections ----------------------------------------------------------------------------
@@ -386,3 +462,73 @@ def test_admission_waits_for_evicted_connections_to_end_before_evicting_more() -
         t.join(10)
         assert admitted and admitted[0][0] is not None and admitted[0][1] is second
         assert conns.admit(socks[0], wait=0.01) == (None, None)  # none ended in time
+
+
+# --- the request head, as http.server reads it ----------------------------------------------
+
+HEAD_OK: list[tuple[str, bytes, dict[str, Any]]] = [
+    ("keep-alive by default on 1.1", b"Host: a\r\n\r\n", {"close": False, "host": "a"}),
+    ("any case, first of a repeat", b"host: a\r\nHOST: b\r\n\r\n", {"host": "a"}),
+    ("values trimmed", b"Content-Type:  application/json \t\r\n\r\n", {"ct": "application/json"}),
+    ("Connection: close", b"Connection: Close\r\n\r\n", {"close": True}),
+    ("bare LF lines", b"Host: a\nX: 1\n\n", {"host": "a"}),
+    ("headers end at EOF", b"Host: a\r\n", {"host": "a"}),
+]
+
+
+@pytest.mark.parametrize(("case", "raw", "want"), HEAD_OK, ids=[c[0] for c in HEAD_OK])
+def test_a_request_head_is_read_as_http_server_reads_it(
+    case: str, raw: bytes, want: dict[str, Any]
+) -> None:
+    head = _conns.parse_head("POST //v1/claude/hook HTTP/1.1", "HTTP/1.1")
+    assert head is not None and (head.command, head.path) == ("POST", "/v1/claude/hook")
+    assert not head.close  # HTTP/1.1 keeps the connection; 1.0 and 0.9 do not
+    for line in ("GET / HTTP/1.0", "GET /"):
+        older = _conns.parse_head(line, "HTTP/1.1")
+        assert older is not None and older.close
+    headers = _conns.read_headers(io.BytesIO(raw))
+    connection = (headers.get("Connection") or "keep-alive").lower()
+    got = {
+        "close": connection == "close",
+        "host": headers.get("Host"),
+        "ct": headers.get("content-type"),
+    }
+    assert {k: got[k] for k in want} == want
+
+
+HEAD_BAD: list[tuple[str, str, bytes, int]] = [
+    ("bad version", "GET / HTTP/1.x", b"\r\n", 400),
+    ("non-ASCII digits", "GET / HTTP/\u00b2.1", b"\r\n", 400),
+    ("HTTP/2 on this server", "GET / HTTP/2.0", b"\r\n", 505),
+    ("four words", "GET / x HTTP/1.1", b"\r\n", 400),
+    ("HTTP/0.9 other than GET", "POST /", b"", 400),
+    ("a folded header line", "GET / HTTP/1.1", b"X: a\r\n b\r\n\r\n", 400),
+    ("a space before the colon", "GET / HTTP/1.1", b"Content-Length : 5\r\n\r\n", 400),
+    ("no name", "GET / HTTP/1.1", b": 5\r\n\r\n", 400),
+    ("a line too long", "GET / HTTP/1.1", b"X: " + b"a" * 70000 + b"\r\n\r\n", 431),
+    ("too many headers", "GET / HTTP/1.1", b"X: 1\r\n" * 101 + b"\r\n", 431),
+]
+
+
+@pytest.mark.parametrize(("case", "line", "raw", "status"), HEAD_BAD, ids=[c[0] for c in HEAD_BAD])
+def test_a_request_head_http_server_would_refuse_is_refused(
+    case: str, line: str, raw: bytes, status: int
+) -> None:
+    with pytest.raises(_conns.BadHead) as refused:
+        _conns.parse_head(line, "HTTP/1.1")
+        _conns.read_headers(io.BytesIO(raw))
+    assert refused.value.status == status
+
+
+def test_a_malformed_head_is_answered_in_json_and_the_connection_closed() -> None:
+    with serving(_quick()) as srv:
+        s = socket.create_connection((srv.host, srv.port), timeout=10)
+        try:
+            s.sendall(b"GET /v1/health HTTP/1.1\r\nHost : x\r\n\r\n")
+            reply = b""
+            while chunk := s.recv(65536):
+                reply += chunk
+            assert reply.startswith(b"HTTP/1.1 400") and b"Connection: close" in reply
+            assert reply.endswith(b'{"error":"Bad header line"}')
+        finally:
+            s.close()
