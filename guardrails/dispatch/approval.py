@@ -61,7 +61,7 @@ async def approve(guard: Guard, d: Decision, session: Session) -> None:
     one off it."""
     import asyncio
 
-    from .loop import in_thread
+    from .threads import in_thread
 
     if d.event.event_name == "PermissionRequest" and guard._dialog_elsewhere:
         return  # the host's can_use_tool puts the same ask to the approver

@@ -25,13 +25,14 @@ from ..results import STOP_BLOCK_CAP, Decision, allowed
 from .approval import approve, approve_sync
 from .chains import QUIET_RUNS
 from .merge import Merge
+from .threads import in_thread
 from .toolrun import new_tool_use_id
 from .untimed import resume, run_untimed
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
-    from typing import Any, ClassVar
+    from typing import Any
 
     from ..events import Event
     from ..ledger.session_state import SessionState, StateChange
@@ -614,80 +615,6 @@ def _ensure_tool_use_id(event: Event) -> None:
 
 
 # --- threads and loops -------------------------------------------------------------------
-
-
-def in_thread(fn: Callable[..., Any], *args: Any) -> Awaitable[Any]:
-    """Run ``fn`` in a thread of its own: an idle one kept from an earlier call, else a new
-    one. Never a shared pool to queue behind (a timeout counts from the start of the call;
-    a hung hook keeps its thread and the next call takes another), daemon threads (a hung
-    hook cannot hold up interpreter exit), and no thread start per call on the hot path."""
-    import asyncio
-    import concurrent.futures
-
-    future: concurrent.futures.Future[Any] = concurrent.futures.Future()
-    context = contextvars.copy_context()  # the hook knows which session turns it holds
-
-    def run() -> None:
-        if not future.set_running_or_notify_cancel():
-            return
-        try:
-            future.set_result(context.run(fn, *args))
-        except BaseException as exc:
-            future.set_exception(exc)
-
-    _Worker.take().give(run)
-    return asyncio.wrap_future(future)
-
-
-class _Worker:
-    """A daemon thread that runs one job at a time and then waits, idle, for the next
-    (:func:`in_thread`); it ends after ``IDLE_SECONDS`` without one."""
-
-    IDLE_SECONDS = 30.0
-    _idle: ClassVar[list[_Worker]] = []
-    _idle_lock = _thread.allocate_lock()
-    __slots__ = ("_go", "_job")
-
-    def __init__(self) -> None:
-        self._job: Callable[[], None] | None = None
-        self._go = _thread.allocate_lock()
-        self._go.acquire()
-        _thread.start_new_thread(self._loop, ())
-
-    @classmethod
-    def take(cls) -> _Worker:
-        with cls._idle_lock:
-            if cls._idle:
-                return cls._idle.pop()
-        return cls()
-
-    def give(self, job: Callable[[], None]) -> None:
-        self._job = job
-        self._go.release()
-
-    def _loop(self) -> None:
-        while True:
-            if not self._go.acquire(timeout=self.IDLE_SECONDS):
-                with self._idle_lock:
-                    if self in self._idle:  # nobody took it meanwhile: end
-                        self._idle.remove(self)
-                        return
-                self._go.acquire()  # taken just now: its job is on the way
-            job, self._job = self._job, None
-            if job is not None:
-                job()
-            with self._idle_lock:
-                self._idle.append(self)
-
-    @classmethod
-    def forget(cls) -> None:
-        """In a forked child: the parent's idle threads are not there."""
-        cls._idle = []
-        cls._idle_lock = _thread.allocate_lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_Worker.forget)
 
 
 async def _contained(awaitable: Awaitable[Any]) -> Any:
