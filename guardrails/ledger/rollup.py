@@ -18,19 +18,28 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 
 from .reader import FIRST_DENIAL as _FIRST_DENIAL
 
 __all__ = [
-    "CLOSE_BACKLOG", "CLOSE_LIMIT", "backlog", "invalidate", "is_rollup", "refresh", "refresh_file",
+    "CLOSE_BACKLOG", "CLOSE_LIMIT", "at_close", "backlog", "invalidate", "is_rollup", "refresh",
+    "refresh_file",
 ]  # fmt: skip
 
 #: a Ledger's close refreshes only when at least this many rows wait after a mark
 CLOSE_BACKLOG = 2_000
 #: and then folds at most this many rows of each table
-CLOSE_LIMIT = 20_000
+CLOSE_LIMIT = 5_000
+#: and spends at most about this long on it
+CLOSE_SECONDS = 0.01
 #: rows per transaction when a command refreshes everything
 CHUNK = 200_000
+#: ids of each table per transaction of a bounded refresh (a close, /v1/stats), and the
+#: pause between two: the file's other writers wait for one short transaction at a time
+#: (a few ms), never for the whole refresh
+STEP = 500
+_PAUSE = 0.003
 
 _MARK = "SELECT last_id FROM rollup_marks WHERE name = ?"
 _SET_MARK = "UPDATE rollup_marks SET last_id = ? WHERE name = ?"
@@ -172,15 +181,27 @@ def _advance_runs(conn: sqlite3.Connection, limit: int) -> int:
     return hi - lo
 
 
-def refresh(conn: sqlite3.Connection, limit: int | None = None) -> int:
-    """Fold the rows after the marks into the rollups, at most ``limit`` ids of each table
-    per transaction (all of them, in transactions of :data:`CHUNK`, when None); how many
-    ids the marks moved. ``conn`` is a writable connection in autocommit mode."""
+def at_close(conn: sqlite3.Connection) -> int:
+    """A writer's close moves the marks a little, when enough rows wait: at most
+    :data:`CLOSE_LIMIT` ids and :data:`CLOSE_SECONDS` (other processes may be writing)."""
+    if backlog(conn) < CLOSE_BACKLOG:
+        return 0
+    return refresh(conn, CLOSE_LIMIT, budget=CLOSE_SECONDS)
+
+
+def refresh(
+    conn: sqlite3.Connection, limit: int | None = None, *, budget: float | None = None
+) -> int:
+    """Fold the rows after the marks into the rollups: about ``limit`` ids, in transactions
+    of :data:`STEP` ids of each table with a pause between (all of them, in transactions of
+    :data:`CHUNK`, when None); how many ids the marks moved. ``conn`` is a writable
+    connection in autocommit mode."""
     if not has_rollups(conn):
         return 0
     moved = 0
+    started = time.monotonic()
     while True:
-        step = CHUNK if limit is None else min(limit, CHUNK)
+        step = CHUNK if limit is None else min(STEP, limit - moved)
         conn.execute("BEGIN IMMEDIATE")
         try:
             done = _advance_calls(conn, step) + _advance_runs(conn, step)
@@ -189,8 +210,12 @@ def refresh(conn: sqlite3.Connection, limit: int | None = None) -> int:
             raise
         conn.execute("COMMIT")
         moved += done
-        if done == 0 or limit is not None:
+        if done == 0 or (limit is not None and moved >= limit):
             return moved
+        if budget is not None and time.monotonic() - started >= budget:
+            return moved
+        if limit is not None:  # let a waiting writer in (they retry every 0.5-2 ms)
+            time.sleep(_PAUSE)
 
 
 def invalidate(conn: sqlite3.Connection) -> None:

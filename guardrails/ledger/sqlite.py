@@ -296,10 +296,9 @@ class Ledger:
                 try:  # contextlib.suppress: contextlib costs a hook 0.5 ms
                     self._conn.execute("PRAGMA analysis_limit = 400")
                     self._conn.execute("PRAGMA optimize")
-                    from . import rollup  # the aggregate views' rollups, bounded (rollup.py)
+                    from .rollup import at_close  # the views' rollups, a bounded step
 
-                    if rollup.backlog(self._conn) >= rollup.CLOSE_BACKLOG:
-                        rollup.refresh(self._conn, rollup.CLOSE_LIMIT)
+                    at_close(self._conn)
                 except sqlite3.Error:
                     pass
             self._checkpoints.close()
