@@ -29,7 +29,7 @@ from .sqlite_write import SQL, begin, execute
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
     from typing import Any
 
     from .records import Op
@@ -213,3 +213,8 @@ class ImportingReader(LedgerReader):
         if waiting(self.path):  # before this reader's lock: the import takes the writer's
             self._catch_up()
         return super().query(sql, params)
+
+    def stats(self, limit: int) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+        if waiting(self.path):  # the sections read on connections of their own
+            self._catch_up()
+        return super().stats(limit)

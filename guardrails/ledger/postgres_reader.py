@@ -196,6 +196,9 @@ class PostgresReader(LedgerReader):
         """Nothing to do: PostgreSQL's views aggregate their tables (no rollups)."""
         return 0
 
+    def _section(self, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        return self.query(sql, params)  # the server runs them; one connection, in turn
+
     def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[dict[str, Any]]:
         import psycopg
         from psycopg.rows import dict_row

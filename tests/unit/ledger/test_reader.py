@@ -211,6 +211,19 @@ def test_stats_yields_every_section_in_order(path: str, reader: LedgerReader) ->
     assert sections[0][1] == [{"status": "ok", "calls": 2}, {"status": "denied", "calls": 1}]
 
 
+def test_stats_sections_read_side_by_side_answer_as_one_query_each(
+    path: str, reader: LedgerReader
+) -> None:
+    """The sections run on connections of their own, in parallel: each answers as the same
+    statement on the reader's own connection, and they come in STATS' order."""
+    for i, status in enumerate(["ok", "ok", "denied", "error", "ok", "denied"]):
+        call(path, f"t{i}", "Bash" if i % 2 else "Read", status)
+    sections = list(reader.stats(5))
+    assert [key for key, _ in sections] == list(STATS)
+    for key, rows in sections:
+        assert rows == reader.query(STATS[key], {"limit": 5}), key
+
+
 def test_stats_raises_at_the_section_that_fails(path: str, reader: LedgerReader) -> None:
     conn = sqlite3.connect(path)
     conn.execute("DROP VIEW tool_stats")
