@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 from .records import EventRows
 
@@ -81,6 +82,30 @@ def waiting(path: str) -> bool:
     """Whether journaled records wait for an import (or an import that stopped left some)."""
     work = journal_path(path)
     return os.path.exists(work) or os.path.exists(work + ".importing")
+
+
+class Poll:
+    """:func:`waiting`, asked at most once per :data:`_POLL_SECONDS`: a long-lived writer's
+    look before each write (two ``stat`` calls) cost more than some of the write's own
+    work. Journaled events need nothing from the session's state and change none, so one
+    imported a millisecond later than it could have been decides nothing differently."""
+
+    __slots__ = ("due", "path")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.due = 0.0
+
+    def __call__(self) -> bool:
+        now = time.monotonic()
+        if now < self.due:
+            return False
+        self.due = now + _POLL_SECONDS
+        return waiting(self.path)
+
+
+#: how often a writer looks for a journal before its writes
+_POLL_SECONDS = 0.001
 
 
 def _lock(path: str, how: int) -> int:

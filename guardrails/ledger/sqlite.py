@@ -38,6 +38,7 @@ from .common import (
     open_failure_kind,
     resolve_ledger_path,
 )
+from .journal import Poll as JournalPoll
 from .journal import waiting as _journal_waiting
 from .reader import LedgerReader
 from .records import EventRows
@@ -266,6 +267,7 @@ class Ledger:
             self._degrade(exc, open_failure_kind(exc, folder))
             return
         self._watch.opened()
+        self._journal_poll = JournalPoll(self.path)
         self._conn = conn
         self._checkpoints.close()
         self._checkpoints = Checkpointer(self.path, conn)
@@ -380,7 +382,7 @@ class Ledger:
         conn = self._conn
         if len(items) == 1 or conn is None or self._degraded is not None:
             return [self._write_one(item) for item in items]
-        if _journal_waiting(self.path):
+        if self._journal_poll():
             _catch_up(conn, self.path, self.busy_timeout)
         try:
             done = _commit_many(conn, items, self._rowids, self.busy_timeout)
@@ -406,7 +408,7 @@ class Ledger:
 
             append(self.path, ops)
             return False
-        if _journal_waiting(self.path):  # hook processes' events first, in their order
+        if self._journal_poll():  # hook processes' events first (looked for once a ms)
             _catch_up(conn, self.path, self.busy_timeout)
         try:
             ops = _commit(conn, ops, settle, rowids=self._rowids, timeout=self.busy_timeout)
@@ -434,8 +436,7 @@ class Ledger:
         return True
 
     def import_journal(self) -> None:
-        """Import what ``hookrails hook`` processes journaled (:mod:`.journal`): a reader's
-        first step."""
+        """Import what ``hookrails hook`` processes journaled: a reader's first step."""
         with self._lock:
             if self._unbound:
                 self._open()

@@ -275,3 +275,19 @@ def value_of(path: Path) -> int:
         return int(conn.execute("SELECT count(*) FROM tool_calls").fetchone()[0])
     finally:
         conn.close()
+
+
+def test_a_writer_looks_for_a_journal_at_most_once_a_millisecond(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long-lived writer's look before each write is two stat calls: the Poll asks once per
+    interval, and a journal that appeared meanwhile is found at the next look."""
+    clock = [100.0]
+    monkeypatch.setattr(journal.time, "monotonic", lambda: clock[0])
+    path = str(tmp_path / "ledger.db")
+    poll = journal.Poll(path)
+    assert poll() is False  # nothing waits
+    Path(journal.journal_path(path)).write_text("{}\n")
+    assert poll() is False  # asked again within the interval: not looked
+    clock[0] += journal._POLL_SECONDS
+    assert poll() is True
