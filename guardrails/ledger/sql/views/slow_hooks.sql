@@ -38,23 +38,20 @@ totals AS (
     )
     GROUP BY hook, event
 ),
-buckets AS (
-    SELECT hook, event, duration_ms, sum(n) AS n, sum(sum_ms) AS sum_ms, max(max_ms) AS max_ms
-    FROM (
-        SELECT hook, event, duration_ms, n, sum_ms, max_ms FROM hook_duration_rollup
-        UNION ALL
-        SELECT
-            hook,
-            event,
-            CAST(printf('%.2e', duration_ms) AS REAL),
-            count(*),
-            sum(duration_ms),
-            max(duration_ms)
-        FROM live
-        WHERE duration_ms IS NOT NULL
-        GROUP BY 1, 2, 3
-    )
-    GROUP BY hook, event, duration_ms
+buckets AS (  -- a duration may come twice (rollup and live rows): the running
+    -- sums below rank them alike, so they are not grouped again (a sort less)
+    SELECT hook, event, duration_ms, n, sum_ms, max_ms FROM hook_duration_rollup
+    UNION ALL
+    SELECT
+        hook,
+        event,
+        CAST(printf('%.2e', duration_ms) AS REAL),
+        count(*),
+        sum(duration_ms),
+        max(duration_ms)
+    FROM live
+    WHERE duration_ms IS NOT NULL
+    GROUP BY 1, 2, 3
 ),
 ranked AS (
     SELECT
