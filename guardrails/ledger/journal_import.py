@@ -22,7 +22,7 @@ import sqlite3
 from . import spool as spooled
 from .journal import _marker, halts_folder, journal_path, mark_halted, waiting
 from .reader import LedgerReader
-from .sqlite_recover import import_spool
+from .sqlite_recover import import_records, import_spool
 from .sqlite_state import Settle
 from .sqlite_watch import already_there
 from .sqlite_write import SQL, begin, execute
@@ -108,7 +108,6 @@ def import_journal(conn: sqlite3.Connection, path: str, timeout: float = 5.0) ->
 def _resume(conn: sqlite3.Connection, work: str, timeout: float) -> tuple[int, int]:
     """The ``.importing`` file an importer left: its records not yet in the file."""
     from .records import escape_ops
-    from .sqlite_recover import _RECORD_ERRORS
 
     begin(conn, timeout)
     try:
@@ -122,23 +121,8 @@ def _resume(conn: sqlite3.Connection, work: str, timeout: float) -> tuple[int, i
             ops, why = spooled.parse(line, SQL)
             parsed.append((line, ops, why))
         there = [ops is not None and already_there(conn, escape_ops(ops)) for _, ops, _ in parsed]
-        imported, bad = 0, []
-        for (line, ops, why), present in zip(parsed, there, strict=True):
-            if ops is None:
-                bad.append((line, why))
-                continue
-            if present:
-                continue
-            conn.execute("SAVEPOINT journal_record")
-            try:
-                execute(conn, escape_ops(ops))
-            except _RECORD_ERRORS as exc:
-                conn.execute("ROLLBACK TO journal_record")
-                names = ",".join(dict.fromkeys(name for name, _ in ops))
-                bad.append((line, f"{names}: {type(exc).__name__}: {exc}"))
-            else:
-                imported += 1
-            conn.execute("RELEASE journal_record")
+        waiting_ones = [r for r, present in zip(parsed, there, strict=True) if not present]
+        imported, bad = import_records(conn, waiting_ones, execute)
         spooled.reject(work, bad)
         conn.execute("COMMIT")
     except BaseException:

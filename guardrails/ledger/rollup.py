@@ -22,6 +22,10 @@ import time
 
 from .reader import FIRST_DENIAL as _FIRST_DENIAL
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .records import Op
+
 __all__ = [
     "CLOSE_BACKLOG", "CLOSE_LIMIT", "at_close", "backlog", "invalidate", "is_rollup", "refresh",
     "refresh_file",
@@ -216,6 +220,22 @@ def refresh(
             return moved
         if limit is not None:  # let a waiting writer in (they retry every 0.5-2 ms)
             time.sleep(_PAUSE)
+
+
+#: a call the rollups already summed (finished, at or below the mark)
+_SUMMED = (
+    "SELECT 1 FROM tool_calls WHERE session_id = ? AND tool_call_id = ? AND status != 'pending' "
+    "AND id <= (SELECT last_id FROM rollup_marks WHERE name = 'tool_calls')"
+)
+
+
+def changes_summed(conn: sqlite3.Connection, ops: list[Op]) -> bool:
+    """Whether the record ``ops`` (named operations) would change a call the rollups have
+    summed: a spooled or journaled record met again upserts a row off the hot path."""
+    calls = [(p[0], p[4]) for name, p in ops if name in ("pre", "post")]
+    if not calls or not has_rollups(conn):
+        return False
+    return any(conn.execute(_SUMMED, call).fetchone() is not None for call in calls)
 
 
 def invalidate(conn: sqlite3.Connection) -> None:

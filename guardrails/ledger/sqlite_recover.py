@@ -19,11 +19,11 @@ from .sqlite_write import begin
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
-    from collections.abc import Callable, Container, Sequence
+    from collections.abc import Callable, Container, Iterable, Sequence
 
     from .records import Op
 
-__all__ = ["cannot_recover", "import_spool", "mark_stale"]
+__all__ = ["cannot_recover", "import_records", "import_spool", "mark_stale"]
 
 #: what one record's values can raise: that record is rejected, the import goes on.
 #: Anything else (locked, full, I/O: sqlite3.OperationalError) stops the import, rolls
@@ -39,6 +39,41 @@ _RECORD_ERRORS = (
     IndexError,
     KeyError,
 )
+
+
+def import_records(
+    conn: sqlite3.Connection,
+    records: Iterable[tuple[str, list[Op] | None, str]],
+    execute: Callable[[sqlite3.Connection, Sequence[Op]], None],
+) -> tuple[int, list[tuple[str, str]]]:
+    """Run parsed records ``(line, ops or None, why not)`` inside the caller's transaction,
+    each on its own savepoint with its strings made storable (:func:`.records.escape_ops`):
+    ``(imported, [(line, why rejected)])``; one that is not a record, or that the schema or
+    SQLite refuses, is rejected and the rest go on. A record that changes a call the
+    aggregate views' rollups already summed empties them (:func:`.rollup.changes_summed`),
+    so the views stay exact. The spool's import and the journal's share it."""
+    from .rollup import changes_summed, invalidate
+
+    imported, rejected, summed = 0, [], False
+    for line, ops, why in records:
+        if ops is None:
+            rejected.append((line, why))
+            continue
+        ops = escape_ops(ops)
+        summed = summed or changes_summed(conn, ops)
+        conn.execute("SAVEPOINT import_record")
+        try:
+            execute(conn, ops)
+        except _RECORD_ERRORS as exc:
+            conn.execute("ROLLBACK TO import_record")
+            names = ",".join(dict.fromkeys(name for name, _ in ops))
+            rejected.append((line, f"{names}: {type(exc).__name__}: {exc}"))
+        else:
+            imported += 1
+        conn.execute("RELEASE import_record")
+    if summed:
+        invalidate(conn)
+    return imported, rejected
 
 
 def import_spool(
@@ -61,29 +96,11 @@ def import_spool(
         return None
     begin(conn, timeout)
     try:
-        imported, rejected = 0, []
-        for line in spooled.take(spool):
-            if not line.strip():
-                continue
-            ops, why = spooled.parse(line, known)
-            if ops is None:
-                rejected.append((line, why))
-                continue
-            conn.execute("SAVEPOINT spool_record")
-            try:
-                execute(conn, escape_ops(ops))
-            except _RECORD_ERRORS as exc:
-                conn.execute("ROLLBACK TO spool_record")
-                names = ",".join(dict.fromkeys(name for name, _ in ops))
-                rejected.append((line, f"{names}: {type(exc).__name__}: {exc}"))
-            else:
-                imported += 1
-            conn.execute("RELEASE spool_record")
+        records = [
+            (line, *spooled.parse(line, known)) for line in spooled.take(spool) if line.strip()
+        ]
+        imported, rejected = import_records(conn, records, execute)
         spooled.reject(spool, rejected)
-        if imported:  # an upsert may have changed a row below the rollups' marks
-            from .rollup import invalidate
-
-            invalidate(conn)
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:

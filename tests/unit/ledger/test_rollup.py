@@ -147,3 +147,39 @@ def test_a_ledger_closes_with_a_bounded_refresh(tmp_path: Path) -> None:
     _fill(path, rollup.CLOSE_BACKLOG + 10)
     Ledger(path).close()
     assert _rollup_rows(path) > 0
+
+
+def _post(call: str, status: str) -> tuple[str, list[object]]:
+    """A PostToolUse record as the spool holds it (records.EventRows' ``post``)."""
+    return (
+        "post",
+        ["s1", "a", None, None, call, "t1", "{}", "{}", "h1", status, None, 0, None,
+         "RuntimeError", "late", "2026-01-01T00:00:01.000Z", "2026-01-01T00:00:02.000Z", 7.0],
+    )  # fmt: skip
+
+
+def test_an_imported_record_that_changes_a_summed_call_empties_the_rollups(
+    tmp_path: Path,
+) -> None:
+    """A spooled (or journaled) record met again upserts a call below the mark: the views
+    would count its old status, so the rollups are emptied and read every row again; a
+    record of a new call leaves them as they are."""
+    from guardrails.ledger.spool import append
+
+    path = str(tmp_path / "l.db")
+    Ledger(path).close()
+    _fill(path, 30)
+    rollup.refresh_file(path)
+    append(path, [_post("c_new", "ok")])  # a call the file does not hold: no summed row
+    with Ledger(path) as ledger:
+        assert ledger.recover().imported == 1
+    assert _rollup_rows(path) > 0
+    before = _answers(path)
+    append(path, [_post("c1", "error")])  # c1 finished ok, below the mark
+    with Ledger(path) as ledger:
+        assert ledger.recover().imported == 1
+    assert _rollup_rows(path) == 0
+    after = _answers(path)
+    assert after["tool_stats"] != before["tool_stats"]
+    rollup.refresh_file(path)
+    assert _answers(path) == after
