@@ -232,7 +232,7 @@ _SUMMED = (
 def changes_summed(conn: sqlite3.Connection, ops: list[Op]) -> bool:
     """Whether the record ``ops`` (named operations) would change a call the rollups have
     summed: a spooled or journaled record met again upserts a row off the hot path."""
-    calls = [(p[0], p[4]) for name, p in ops if name in ("pre", "post")]
+    calls = [(p[0], p[4]) for name, p in ops if name in ("pre", "post") and len(p) > 4]
     if not calls or not has_rollups(conn):
         return False
     return any(conn.execute(_SUMMED, call).fetchone() is not None for call in calls)

@@ -60,9 +60,9 @@ def import_records(
             rejected.append((line, why))
             continue
         ops = escape_ops(ops)
-        summed = summed or changes_summed(conn, ops)
         conn.execute("SAVEPOINT import_record")
-        try:
+        try:  # a malformed record fails its check as it would fail its statements
+            summed = changes_summed(conn, ops) or summed
             execute(conn, ops)
         except _RECORD_ERRORS as exc:
             conn.execute("ROLLBACK TO import_record")
