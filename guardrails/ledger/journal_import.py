@@ -25,7 +25,7 @@ from .reader import LedgerReader
 from .sqlite_recover import import_records, import_spool
 from .sqlite_state import Settle
 from .sqlite_watch import already_there
-from .sqlite_write import SQL, begin, execute
+from .sqlite_write import SQL, begin, execute, rollback
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -126,11 +126,7 @@ def _resume(conn: sqlite3.Connection, work: str, timeout: float) -> tuple[int, i
         spooled.reject(work, bad)
         conn.execute("COMMIT")
     except BaseException:
-        if conn.in_transaction:
-            try:  # noqa: SIM105
-                conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
+        rollback(conn)
         raise
     spooled.finish(work)
     return imported, len(bad)

@@ -51,6 +51,7 @@ from .sqlite_write import begin as _begin
 from .sqlite_write import commit as _commit
 from .sqlite_write import commit_many as _commit_many
 from .sqlite_write import execute as _execute
+from .sqlite_write import rollback as _rollback
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
@@ -583,11 +584,7 @@ class Ledger:
                 yield conn
                 conn.execute("COMMIT")
             except BaseException as exc:
-                if conn.in_transaction:
-                    import contextlib
-
-                    with contextlib.suppress(sqlite3.Error):
-                        conn.execute("ROLLBACK")
+                _rollback(conn)
                 if isinstance(exc, sqlite3.Error):
                     raise LedgerError(str(exc), path=self.path, kind=error_kind(exc)) from exc
                 raise
@@ -679,11 +676,7 @@ class Ledger:
                         report.spools.append(spool)
                 report.interrupted = mark_stale(conn, older_than, now, self.busy_timeout)
             except (sqlite3.Error, OSError) as exc:
-                if conn.in_transaction:
-                    try:  # noqa: SIM105
-                        conn.execute("ROLLBACK")
-                    except sqlite3.Error:
-                        pass
+                _rollback(conn)
                 raise LedgerError(
                     f"recover failed: {exc}; the spool is kept, run recover again",
                     path=self.path,

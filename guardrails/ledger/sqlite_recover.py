@@ -15,7 +15,7 @@ from ..errors import LedgerError
 from . import spool as spooled
 from .common import iso_time, process_alive
 from .records import escape_ops
-from .sqlite_write import begin
+from .sqlite_write import begin, rollback
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
@@ -103,11 +103,7 @@ def import_spool(
         spooled.reject(spool, rejected)
         conn.execute("COMMIT")
     except BaseException:
-        if conn.in_transaction:
-            try:  # noqa: SIM105
-                conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
+        rollback(conn)
         raise
     spooled.finish(spool)
     return imported, len(rejected)

@@ -29,7 +29,9 @@ if TYPE_CHECKING:
     from .records import Op
     from .sqlite_state import Settle
 
-__all__ = ["SQL", "begin", "busy_retry", "commit", "commit_many", "execute", "transaction"]
+__all__ = [
+    "SQL", "begin", "busy_retry", "commit", "commit_many", "execute", "rollback", "transaction",
+]  # fmt: skip
 
 # --- statements (named, so the spool can store a name and parameters) -------------
 
@@ -145,6 +147,16 @@ def busy_retry(conn: sqlite3.Connection, sql: str, timeout: float) -> sqlite3.Cu
                 raise
 
 
+def rollback(conn: sqlite3.Connection) -> None:
+    """Roll back a transaction a failure left open (SQLITE_FULL and friends may have rolled
+    it back already; a rollback that fails changes nothing more)."""
+    if conn.in_transaction:
+        try:  # noqa: SIM105  # contextlib.suppress: contextlib costs a hook 0.5 ms
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+
+
 def begin(conn: sqlite3.Connection, timeout: float) -> None:
     """``BEGIN IMMEDIATE``, waiting up to ``timeout`` seconds for another writer."""
     busy_retry(conn, "BEGIN IMMEDIATE", timeout)
@@ -190,11 +202,7 @@ def commit_many(
         conn.execute("COMMIT")
         return done
     except BaseException:
-        if conn.in_transaction:
-            try:  # noqa: SIM105  # contextlib.suppress: contextlib costs a hook 0.5 ms
-                conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
+        rollback(conn)
         raise
 
 
@@ -218,11 +226,7 @@ def transaction(
         conn.execute("COMMIT")
         return ops
     except BaseException:
-        if conn.in_transaction:
-            try:  # noqa: SIM105  # contextlib.suppress: contextlib costs a hook 0.5 ms
-                conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
+        rollback(conn)
         raise
 
 
