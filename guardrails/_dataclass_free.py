@@ -142,7 +142,9 @@ def record(
         if not slots:  # a plain dataclass keeps its defaults as class attributes
             for name, default in _defaults(cls).items():
                 if name in own:
-                    setattr(cls, name, _Fresh(name, default.factory) if isinstance(default, Factory) else default)
+                    if isinstance(default, Factory):
+                        default = _Fresh(name, default.factory)
+                    setattr(cls, name, default)
         methods: list[tuple[str, Any]] = [("__repr__", _repr), ("__eq__", _eq)]
         if frozen:
             methods += [("__setattr__", _frozen_setattr), ("__delattr__", _frozen_delattr)]
