@@ -1,85 +1,79 @@
 """Mask secrets in text and JSON-like values before they are stored or shown.
 
-The ledger runs tool inputs and outputs through :func:`redact` before writing
-them; the ``redact_secrets`` built-in reuses the same :class:`Redactor` to mask
-what the model sees. Stdlib only; the combined pattern is compiled (~5 ms) when a
-text first holds one of the words every kind needs (``key``, ``token``, ``://``,
-``sk-``...), so a hook process recording plain commands never pays for it. Every
-built-in kind is a named alternative of a single pattern, so ``redact_text`` is
-one ``re.sub`` pass (the context a match keeps, such as ``NAME=`` or
-``scheme://user:``, is searched again on its own), then one pass per user
-pattern. The leftmost match wins; at the same place, the earlier kind below.
-Text may be JSON: a secret after a ``\\n`` escape is found, and masking never
-crosses a JSON string's quotes, so JSON text stays valid JSON. Redacting twice
-gives the same text as redacting once (masks are never re-masked, nor read as
-part of a word, a name or a value).
+The ledger runs tool inputs and outputs through :func:`redact` before writing them; the
+``redact_secrets`` built-in reuses the same :class:`Redactor` to mask what the model sees.
+Stdlib only; the combined pattern is compiled (~5 ms) when a text first holds one of the words
+every kind needs (``key``, ``token``, ``://``, ``sk-``...), so a hook process recording plain
+commands never pays for it. Every built-in kind is a named alternative of a single pattern, so
+``redact_text`` is one ``re.sub`` pass (the context a match keeps, such as ``NAME=`` or
+``scheme://user:``, is searched again on its own), then one pass per user pattern. The
+leftmost match wins; at the same place, the earlier kind below. Text may be JSON: a secret
+after a ``\\n`` escape is found, and masking never crosses a JSON string's quotes, so JSON
+text stays valid JSON. Redacting twice gives the same text as redacting once (masks are never
+re-masked, nor read as part of a word, a name or a value).
 
 Built-in kinds:
 
 ``private_key``
-    whole ``-----BEGIN ... PRIVATE KEY-----`` ... ``-----END ... PRIVATE KEY-----``
-    blocks (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP ``... KEY BLOCK``, plain),
-    real or ``\\n``-escaped newlines; a block cut off before its END line is
-    masked through its base64 body.
+    whole ``-----BEGIN ... PRIVATE KEY-----`` ... ``-----END ... PRIVATE KEY-----`` blocks
+    (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP ``... KEY BLOCK``, plain), real or ``\\n``-escaped
+    newlines; a block cut off before its END line is masked through its base64 body.
 ``anthropic``
     ``sk-ant-`` + 20 or more ``[A-Za-z0-9_-]``.
 ``openai``
-    ``sk-`` (``sk-proj-``, ``sk-svcacct-``, ...) + 20 or more ``[A-Za-z0-9_-]``
-    holding at least one digit; never ``sk-ant-``. ``sk-learn`` stays.
+    ``sk-`` (``sk-proj-``, ``sk-svcacct-``, ...) + 20 or more ``[A-Za-z0-9_-]`` holding at
+    least one digit; never ``sk-ant-``. ``sk-learn`` stays.
 ``aws_access_key``
     ``AKIA``/``ASIA`` + 16 uppercase letters or digits, as a whole word.
 ``aws_secret``
     the 40 base64 characters after ``aws_secret_access_key`` and ``=`` or ``:``.
 ``github``
-    ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_`` + 36 or more letters or digits,
-    and ``github_pat_`` + 22 or more ``[A-Za-z0-9_]``.
+    ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_`` + 36 or more letters or digits, and
+    ``github_pat_`` + 22 or more ``[A-Za-z0-9_]``.
 ``slack``
     ``xox[abprs]-`` tokens, and the path of ``https://hooks.slack.com/services/``
     (``workflows/``, ``triggers/``) webhook URLs.
 ``bearer``
-    the credentials after ``Authorization: Bearer|Basic|Token`` (any length), and
-    after a bare ``Bearer`` when they are 8+ token characters holding a digit or
-    20+ of them (so the prose "Bearer authentication" stays).
+    the credentials after ``Authorization: Bearer|Basic|Token`` (any length), and after a bare
+    ``Bearer`` when they are 8+ token characters holding a digit or 20+ of them (so the prose
+    "Bearer authentication" stays).
 ``url_password``
     ``scheme://user:PASSWORD@host`` keeps ``scheme://user:`` and ``@host``.
 ``env_key``
-    the value of ``NAME=value``, ``NAME = value``, ``NAME: value`` (a space after
-    the colon), ``"NAME": "value"``, ``'NAME' => 'value'``, with the name quoted
-    or not (``\\"``-escaped quotes too), where NAME is one identifier (no spaces:
-    ``password policy: 8 chars`` stays) ending in TOKEN, SECRET, PASSWORD, PASSWD
-    or PASSPHRASE (any case: ``authToken``, ``DB_PASSWORD``), PASS as a segment
-    (``DB_PASS``, not ``bypass``) or KEY after another segment (``API_KEY``,
-    ``api-key``, ``apiKey``, ``apikey``; not a bare ``key``, not ``monkey``),
-    optionally followed by digits (``API_KEY_2``). ``max_tokens``, ``tokenizer``,
-    ``KEY_ID`` do not qualify. Quotes around the value are kept; a quoted value
-    is masked whole (spaces included), an unquoted one up to whitespace or one
-    of ``"'`,;&(){}[]<>\\``. Not masked: ``$VAR`` references, the literals
-    ``None null nil true false True False undefined``, and a value followed by
-    ``(`` or ``[`` (``getpass()``, ``os.environ["X"]``: code, not a secret).
+    the value of ``NAME=value``, ``NAME = value``, ``NAME: value`` (a space after the colon),
+    ``"NAME": "value"``, ``'NAME' => 'value'``, with the name quoted or not (``\\"``-escaped
+    quotes too), where NAME is one identifier (no spaces: ``password policy: 8 chars`` stays)
+    ending in TOKEN, SECRET, PASSWORD, PASSWD or PASSPHRASE (any case: ``authToken``,
+    ``DB_PASSWORD``), PASS as a segment (``DB_PASS``, not ``bypass``) or KEY after another
+    segment (``API_KEY``, ``api-key``, ``apiKey``, ``apikey``; not a bare ``key``, not
+    ``monkey``), optionally followed by digits (``API_KEY_2``). ``max_tokens``, ``tokenizer``,
+    ``KEY_ID`` do not qualify. Quotes around the value are kept; a quoted value is masked
+    whole (spaces included), an unquoted one up to whitespace or one of ``"'`,;&(){}[]<>\\``.
+    Not masked: ``$VAR`` references, the literals ``None null nil true false True False
+    undefined``, and a value followed by ``(`` or ``[`` (``getpass()``, ``os.environ["X"]``:
+    code, not a secret).
 ``prose``
-    a secret said in words, as in a user prompt: the word after ``NAME is``,
-    ``NAME was``, ``NAME is set to`` or ``NAME is:``, where NAME is ``password``,
-    ``passwd``, ``passphrase``, ``passcode``, ``secret``, ``token``, ``api key``
-    (``apikey``, ``api_key``), an identifier ending in one of them (``DB_PASSWORD``),
-    or two words such as ``access token``, ``client secret``, ``private key``; and
-    after ``api key =`` or ``api key:`` (two words, ending in ``key``: one identifier
-    is ``env_key``'s). A quoted value is masked whole; an unquoted one up to
-    whitespace or one of ``"'`,;(){}[]<>\\``, without trailing ``.!?:``. Not masked,
-    so that ordinary prose stays: a value that is a common word (``is required``,
-    ``is the``, ``is not``, ``is too short``), one ending in -ed, -ing, -ly, -ble,
-    -ive, -ous, -ful or -less (``is hashed``, ``is case-sensitive``), a number
-    followed by a unit (``is 42 characters long``), ``$VAR`` and code (``getpass()``).
-    ``the password field is required`` and ``token count`` hold no separator at all.
+    a secret said in words, as in a user prompt: the word after ``NAME is``, ``NAME was``,
+    ``NAME is set to`` or ``NAME is:``, where NAME is ``password``, ``passwd``,
+    ``passphrase``, ``passcode``, ``secret``, ``token``, ``api key`` (``apikey``,
+    ``api_key``), an identifier ending in one of them (``DB_PASSWORD``), or two words such as
+    ``access token``, ``client secret``, ``private key``; and after ``api key =`` or ``api
+    key:`` (two words, ending in ``key``: one identifier is ``env_key``'s). A quoted value is
+    masked whole; an unquoted one up to whitespace or one of ``"'`,;(){}[]<>\\``, without
+    trailing ``.!?:``. Not masked, so that ordinary prose stays: a value that is a common word
+    (``is required``, ``is the``, ``is not``, ``is too short``), one ending in -ed, -ing, -ly,
+    -ble, -ive, -ous, -ful or -less (``is hashed``, ``is case-sensitive``), a number followed
+    by a unit (``is 42 characters long``), ``$VAR`` and code (``getpass()``). ``the password
+    field is required`` and ``token count`` hold no separator at all.
 
-Known limits. Missed: anything without a recognisable prefix or ``NAME=``
-context (a bare password, a JWT, Stripe/Google/npm/PyPI tokens: add them with
-``extra_patterns``); the rest of an unquoted value after a space; ``NAME value``
-without a separator (``--api-key abc``, ``passwd hunter2``); a password that is a
-word of the ``prose`` list (``the password is secret``); a secret glued to a word
-(``xsk-ant-...``, ``AKIA...`` followed by a letter); a quoted value that already
-holds a mask (its other words stay). Over-masked: code and config such as
-``api_key=api_key`` or ``sort_key = lambda``, and ``Token: word`` lines whose
-NAME ends in one of the words above.
+Known limits. Missed: anything without a recognisable prefix or ``NAME=`` context (a bare
+password, a JWT, Stripe/Google/npm/PyPI tokens: add them with ``extra_patterns``); the rest of
+an unquoted value after a space; ``NAME value`` without a separator (``--api-key abc``,
+``passwd hunter2``); a password that is a word of the ``prose`` list (``the password is
+secret``); a secret glued to a word (``xsk-ant-...``, ``AKIA...`` followed by a letter); a
+quoted value that already holds a mask (its other words stay). Over-masked: code and config
+such as ``api_key=api_key`` or ``sort_key = lambda``, and ``Token: word`` lines whose NAME
+ends in one of the words above.
 
 :meth:`Redactor.redact` also masks, whole and with kind ``field``, non-empty
 string values of dict keys that name a secret (see :func:`is_secret_key`), and
@@ -116,208 +110,17 @@ MAX_DEPTH: Final = 64
 #: dict keys a Redactor remembers as holding no secret
 _KEY_CACHE = 4096
 
-# The env_key NAME: an identifier taken whole (atomic, up to its last letter), then
-# fixed-width lookbehinds test how it ends: one check per identifier, not per character.
-_KEY_PREFIXES = (
-    "api", "private", "secret", "access", "auth", "client", "master", "signing",
-    "encryption", "license", "pass", "app",
+#: the built-in kinds, in alternation order (their patterns: ``_secret_patterns``, loaded
+#: with the combined pattern's first compile)
+KINDS: Final[tuple[str, ...]] = (
+    "private_key", "anthropic", "openai", "aws_access_key", "aws_secret", "github", "slack",
+    "bearer", "url_password", "env_key", "prose",
 )  # fmt: skip
-_SECRET_NAME = (
-    r"(?>[A-Za-z0-9_.-]*[A-Za-z])(?:"
-    + "|".join(
-        [
-            *(
-                f"(?<=(?i:{word}))"
-                for word in ("token", "secret", "passwd", "password", "passphrase")
-            ),
-            r"(?<=(?i:pass))(?<![A-Za-z0-9](?i:pass))",  # DB_PASS, --pass; not bypass
-            r"(?<=[A-Za-z0-9][_.-](?i:key))",  # API_KEY, api-key, x.key; not a bare key
-            r"(?<=[a-z0-9]Key)",  # apiKey, secretKey
-            *(f"(?<=(?i:{prefix}key))" for prefix in _KEY_PREFIXES),  # apikey, PRIVATEKEY
-        ]
-    )
-    + r")(?:[_-]?[0-9]+)?"  # API_KEY_2, TOKEN2
-)
-#: characters that end an unquoted value
-_VALUE_STOP = r"""\s"'`,;&(){}\[\]<>\\"""
-_TOKEN_CHARS = r"A-Za-z0-9._~+/-"
-#: where a broad value class must not run over an existing mask (so a second pass
-#: finds nothing new); ``_compile`` puts the redactor's masks in
-_NOT_A_MASK = "(?!_MASKS_)"
-_MASK_ENDS = "_MASK_ENDS_"
-#: in a "not followed by" class: the first characters of the masks
-_MASK_STARTS = "_MASK_STARTS_"
-
-
-def _starts_word(word_chars: str, after: int = 0) -> str:
-    """A word starts ``after`` characters back: not preceded by one of ``word_chars``,
-    a backslash or the end of a mask (a second pass must not find a word start the
-    first did not), or just after a ``\\n``, ``\\t`` or ``\\r`` escape (in JSON text a
-    secret opening a line follows an ``n``). Placed after a literal prefix, so that
-    the combined pattern rejects most positions on their first character."""
-    skip = f".{{{after}}}" if after else ""
-    return rf"(?:(?<![\\{_MASK_ENDS}{word_chars}]{skip})|(?<=\\[nrt]{skip}))"
-
-
-#: the prose kind's names: a word (``password``, ``DB_PASSWORD``, ``token``) before
-#: ``is``/``was``, and two words (``api key``, ``access token``) before that or ``=``/``:``
-_PROSE_WORD = (
-    r"(?:[A-Za-z0-9]+[_-])*(?i:password|passwd|passphrase|passcode|secret|token|api[_-]?key)"
-)
-_PROSE_PAIR = (
-    r"(?i:api|access|secret|private|auth|client|signing|encryption|session|refresh|bearer"
-    r"|master|app)[ \t]+(?i:key|token|secret|password)"
-)
-#: words after ``password is`` that are prose, not a password; so are words that end
-#: in one of _PROSE_ENDINGS (``is hashed``, ``is readable``)
-_PROSE_STOP = frozenset((
-    "a", "an", "the", "this", "that", "these", "those", "it", "its", "not", "no", "none", "now",
-    "never", "still", "also", "only", "just", "already", "always", "usually", "often", "being",
-    "been", "be", "set", "unset", "empty", "blank", "missing", "required", "optional", "needed",
-    "necessary", "mandatory", "invalid", "valid", "incorrect", "correct", "wrong", "right",
-    "expired", "revoked", "rotated", "weak", "strong", "short", "long", "too", "very", "case",
-    "sensitive", "secret", "private", "public", "secure", "insecure", "safe", "unsafe", "good",
-    "bad", "fine", "ok", "okay", "same", "different", "unique", "known", "unknown", "new", "old",
-    "in", "on", "at", "for", "from", "of", "to", "with", "by", "as", "into", "via", "under",
-    "over", "per", "about", "here", "there", "what", "which", "where", "how", "why", "when",
-    "who", "your", "my", "our", "their", "his", "her", "yours", "mine", "ours", "theirs",
-    "something", "nothing", "anything", "everything", "null", "nil", "true", "false", "undefined",
-    "out", "up", "off", "gone", "lost", "back",
-    "hidden", "shown", "sent", "stored", "saved", "hashed", "encrypted", "visible", "available",
-    "unavailable", "ready",
-))  # fmt: skip
-_PROSE_ENDINGS = "ed|ing|ly|ble|ive|ous|ful|less"
-_PROSE_UNITS = (
-    "char|character|digit|letter|byte|bit|symbol|word|day|hour|minute|second|week|month|year"
-)
-#: characters that end a prose value: env_key's but ``&`` (``Tr0ub4dor&3`` is one password)
-_PROSE_VALUE_STOP = r"""\s"'`,;(){}\[\]<>\\"""
-#: a word ends: trailing punctuation, then a character that ends a value or the text
-_PROSE_END = rf"[.!?:]*(?:[{_PROSE_VALUE_STOP}]|\Z)"
-
-#: (kind, pattern); a group named ``<kind>__s...`` marks the part to mask, else the
-#: whole match is masked. The patterns are joined into one alternation (VERBOSE).
-_BUILTIN_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
-    (
-        "private_key",
-        r"""
-        -----BEGIN[ ](?:[A-Z0-9]+[ ])*PRIVATE[ ]KEY(?:[ ]BLOCK)?-----
-        (?:
-            (?:(?!-----BEGIN[ ])[^"])*?                     # not past a BEGIN or a quote
-            -----END[ ](?:[A-Z0-9]+[ ])*PRIVATE[ ]KEY(?:[ ]BLOCK)?-----
-          | (?:[A-Za-z0-9+/=]|\r?\n|\\[rn]|(?:Proc-Type|DEK-Info):[^\n\\]*)*  # cut off: no END
-        )
-        """,
-    ),
-    ("anthropic", "sk-ant-" + _starts_word("A-Za-z0-9_-", 7) + "[A-Za-z0-9_-]{20,}"),
-    (
-        "openai",
-        "sk-"
-        + _starts_word("A-Za-z0-9_-", 3)
-        + r"""
-        (?!ant-)
-        (?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}
-        """,
-    ),
-    (
-        "aws_access_key",
-        "A[KS]IA" + _starts_word("A-Za-z0-9", 4) + rf"[A-Z0-9]{{16}}(?![{_MASK_STARTS}A-Za-z0-9])",
-    ),
-    (
-        "aws_secret",
-        rf"""
-        (?i:aws_?secret_?access_?key)\\?["']?[ \t]*(?:=>|[:=])[ \t]*(?:\\?["'])?
-        (?P<aws_secret__s>[A-Za-z0-9/+]{{40}})(?![{_MASK_STARTS}A-Za-z0-9/+=])
-        """,
-    ),
-    (
-        "github",
-        rf"""
-        gh[pousr]_{_starts_word("A-Za-z0-9_", 4)}[A-Za-z0-9]{{36,}}
-      | github_pat_{_starts_word("A-Za-z0-9_", 11)}[A-Za-z0-9_]{{22,}}
-        """,
-    ),
-    (
-        "slack",
-        "xox[abprs]-"
-        + _starts_word("A-Za-z0-9", 5)
-        + r"""
-        [A-Za-z0-9-]{10,}
-      | https://hooks\.slack\.com/(?:services|workflows|triggers)/
-        (?P<slack__s>[A-Za-z0-9/_-]+)
-        """,
-    ),
-    (
-        "bearer",
-        rf"""
-        (?i:authorization)\\?["']?[ \t]*[:=][ \t]*(?:\\?["'])?
-        (?i:bearer|basic|token)[ \t]+(?P<bearer__s>[{_TOKEN_CHARS}]+=*)
-      | (?i:bearer){_starts_word("A-Za-z0-9_", 6)}[ \t]+
-        (?=[{_TOKEN_CHARS}]*[0-9]|[{_TOKEN_CHARS}]{{20}})
-        (?P<bearer__s2>[{_TOKEN_CHARS}]{{8,}}+=*)(?![{_MASK_STARTS}{_TOKEN_CHARS}=])
-        """,
-    ),
-    (
-        "url_password",
-        "[A-Za-z]"
-        + _starts_word("A-Za-z0-9+.-", 1)
-        + r"""
-        [A-Za-z0-9+.-]*://
-        (?:"""
-        + _NOT_A_MASK
-        + r"""[^\s:/@?#"'<>\[\]])*:
-        (?P<url_password__s>(?:"""
-        + _NOT_A_MASK
-        + r"""[^\s/@?#"'<>])+)
-        @(?=[^\s@/])
-        """,
-    ),
-    (
-        "env_key",
-        rf"""
-        (?=[\\"'A-Za-z0-9_.-]){_starts_word("A-Za-z0-9_.-")}
-        (?P<env_key_q>\\?["'])?
-        {_SECRET_NAME}
-        (?(env_key_q)(?P=env_key_q)[ \t]*(?:=>|[:=])|(?:[ \t]*(?:=>|:?=)|:(?=[ \t])))
-        [ \t]*(?!=)
-        (?>(?:(?i:bearer|basic|token)[ \t]+)?)           # kept, never backed out of
-        (?:
-            (?:[rbfuRBFU]{{1,2}}(?=["'`]))?
-            (?P<env_key_vq>\\?["'`])(?P<env_key__s>(?:{_NOT_A_MASK}(?:\\.|[^\\\n"]))+?)(?P=env_key_vq)
-          | (?![rbfuRBFU]{{1,2}}["'`]|\$|-----BEGIN)
-            (?!(?:None|null|nil|true|false|True|False|undefined)(?![^{_VALUE_STOP}]))
-            (?P<env_key__s2>(?:{_NOT_A_MASK}[^{_VALUE_STOP}])++)(?![{_MASK_STARTS}(\[])
-        )
-        """,
-    ),
-    (
-        "prose",
-        rf"""
-        (?<![A-Za-z0-9_])(?:{_PROSE_PAIR}|{_PROSE_WORD})(?![A-Za-z0-9_])
-        (?:
-            [ \t]+(?i:is|was)(?:[ \t]+(?i:set[ \t]+to))?(?:[ \t]*:)?
-          | (?<=(?i:key))[ \t]*(?:=|:(?=[ \t]))                 # api key = X, api key: X
-        )
-        [ \t]+
-        (?:
-            (?P<prose_q>\\?["'`])(?P<prose__s>(?:{_NOT_A_MASK}(?:\\.|[^\\\n"]))+?)(?P=prose_q)
-          |                                          # "is required": _ordinary() vetoes
-            (?![A-Za-z-]*[A-Za-z](?i:{_PROSE_ENDINGS}){_PROSE_END})  # "is hashed", "is readable"
-            (?![0-9]+[ \t]+(?i:{_PROSE_UNITS})s?\b)               # "is 42 characters long"
-            (?!\$|-----BEGIN)
-            (?P<prose__s2>(?:{_NOT_A_MASK}[^{_PROSE_VALUE_STOP}])*?[^{_PROSE_VALUE_STOP}.!?:])
-            (?={_PROSE_END})(?![.!?:]*[{_MASK_STARTS}(\[])
-        )
-        """,
-    ),
-)
-
-#: the built-in kinds, in alternation order
-KINDS: Final[tuple[str, ...]] = tuple(kind for kind, _ in _BUILTIN_PATTERNS)
 #: kinds that are not patterns: user patterns, secret dict keys, depth and cycle guards
 _OTHER_KINDS: Final = ("custom", "field", "depth", "cycle")
 _KEEP = "_keep"
-_TOKEN_EDGE = re.compile(r"[A-Za-z0-9_.+/=~-]")
+#: the characters a token holds (``[A-Za-z0-9_.+/=~-]``): a set, not a regex compiled at import
+_TOKEN_EDGE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+/=~-")
 #: every built-in kind's match holds one of these (ignoring case): text without them holds
 #: no built-in secret, so the combined pattern is neither compiled nor run for it
 _TRIGGER_WORDS = (
@@ -330,10 +133,20 @@ def _may_hold_secret(text: str) -> bool:
     """Whether ``text`` holds a trigger word. ASCII text is searched with ASCII case
     folding (the same answer as ``re.IGNORECASE``, which folds only non-ASCII letters further);
     other text goes through the regex, which also folds the dotless i, the dotted capital
-    I and the long s onto ASCII letters."""
+    I and the long s onto ASCII letters. A process's first ASCII texts are searched word by
+    word: compiling the regex (~0.4 ms) would cost a hook process more than it saves."""
+    global _by_words
     if text.isascii():
+        if _by_words > 0:
+            _by_words -= 1  # a racy count only moves the switch
+            low = text.lower()
+            return any(word in low for word in _TRIGGER_WORDS)
         return _trigger_ascii().search(text) is not None
     return _trigger().search(text) is not None
+
+
+#: ASCII texts :func:`_may_hold_secret` searches word by word before compiling its regex
+_by_words = 64
 
 
 @functools.cache
@@ -360,6 +173,8 @@ def _secret_groups(pattern: re.Pattern[str]) -> dict[str, tuple[str, ...]]:
 @functools.lru_cache(maxsize=8)
 def _compile(masks: tuple[str, ...]) -> re.Pattern[str]:
     """The combined pattern; ``masks`` (the rendered masks) are matched first and kept."""
+    from ._secret_patterns import _BUILTIN_PATTERNS, _MASK_ENDS, _MASK_STARTS, _NOT_A_MASK
+
     keep = "|".join(map(re.escape, sorted({m for m in masks if m}, key=len, reverse=True)))
     not_a_mask = f"(?!{keep})" if keep else ""
     ends = "".join(map(re.escape, sorted({m[-1] for m in masks if m})))
@@ -393,8 +208,10 @@ _SECRET_KEY_NAMES: Final = frozenset(
     }
 )
 _SECRET_KEY_SUFFIXES: Final = ("_key", "_token", "_secret", "_password", "_passwd")
-_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_KEY_SEPARATORS = re.compile(r"[-. ]")
+
+_key_splitters = functools.cache(  # camelCase humps, and - . or space: compiled when first used
+    lambda: (re.compile(r"(?<=[a-z0-9])(?=[A-Z])"), re.compile(r"[-. ]"))
+)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -409,7 +226,8 @@ def is_secret_key(key: str) -> bool:
     ``token_count`` do not qualify, nor do identifiers that merely end in
     ``_key`` (``idempotency_key``, ``primary_key``, ``public_key``, ...).
     """
-    name = _KEY_SEPARATORS.sub("_", _CAMEL_HUMP.sub("_", key)).lower()
+    hump, separators = _key_splitters()
+    name = separators.sub("_", hump.sub("_", key)).lower()
     if name in _NOT_SECRET_KEYS:
         return False
     return name in _SECRET_KEY_NAMES or name.endswith(_SECRET_KEY_SUFFIXES)
@@ -467,7 +285,7 @@ class Redactor:
                 f"invalid redaction mask {mask!r}: {exc}", expected=expected
             ) from None
         for rendered in self._masks.values():
-            if not rendered or _TOKEN_EDGE.search(rendered[0] + rendered[-1]):
+            if not rendered or rendered[0] in _TOKEN_EDGE or rendered[-1] in _TOKEN_EDGE:
                 raise DefinitionError(
                     f"invalid redaction mask {mask!r}: it must start and end with a character"
                     " no token holds (not a letter, digit or one of _-.+/=~)",
@@ -658,6 +476,8 @@ def _ordinary(value: str | None) -> bool:
     compile (the words as a regex alternation doubled its compile time)."""
     if value is None:
         return False
+    from ._secret_patterns import _PROSE_STOP  # loaded already: a match of the pattern
+
     first, *rest = value.split("-")
     return first.lower() in _PROSE_STOP and all(p.isascii() and p.isalpha() for p in rest)
 

@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 _CO_COROUTINE = 0x0080
-_HTTP_URL = re.compile(r"https?://\S+")
+_HTTP_URL = r"https?://\S+"
 _REF_KEYS = {
     "use": {"use", "with", "name", "timeout"},
     "command": {"command", "name", "timeout", "privileged"},
@@ -243,7 +243,7 @@ class HttpHook:
     """POST the event as JSON and read a Claude hook output from the response body."""
 
     def __init__(self, url: str, *, headers: dict[str, str] | None = None) -> None:
-        if not _HTTP_URL.fullmatch(url):
+        if not re.fullmatch(_HTTP_URL, url):
             raise DefinitionError(
                 f"http hook URL {url!r} is not http(s)", expected="an http:// or https:// URL"
             )

@@ -77,13 +77,15 @@ HOOK_ROUTE = "/v1/claude/hook"
 #: the events whose Claude matcher is the tool name, which hookrails narrows
 NARROWED_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 
+# the patterns below are sources, compiled (and cached by re) on first use: a hook process
+# imports this module and seldom needs them
 #: Claude's exact-name path: a matcher of only these characters is a list of names
-_CLAUDE_EXACT = re.compile(r"[A-Za-z0-9_|, -]+")
+_CLAUDE_EXACT = r"[A-Za-z0-9_|, -]+"
 #: a name hookrails writes on the exact path (no space or comma: Claude would split there)
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_-]+")
+_PLAIN_NAME = r"[A-Za-z0-9_-]+"
 #: an argument glob whose ``if`` Claude evaluates at least as widely as hookrails: plain
 #: words with single spaces, an optional trailing ``*`` (not Claude's legacy ``:*``)
-_SAFE_IF = re.compile(r"[A-Za-z0-9_./=+-]+(?: [A-Za-z0-9_./=+-]+)*(?: ?\*)?")
+_SAFE_IF = r"[A-Za-z0-9_./=+-]+(?: [A-Za-z0-9_./=+-]+)*(?: ?\*)?"
 #: what a JavaScript regex reads specially outside a class
 _JS_SPECIAL = frozenset("\\^$.|?*+()[]{}/")
 #: one character of a name, astral ones (a surrogate pair in JavaScript) included
@@ -265,7 +267,7 @@ def plan_matchers(
     except _Broad as exc:
         return EventPlan(event, None, None, str(exc))
     condition = _condition(event, rules, arg_of)
-    if all(_is_literal(n) and _PLAIN_NAME.fullmatch(n) for n in names):
+    if all(_is_literal(n) and re.fullmatch(_PLAIN_NAME, n) for n in names):
         return EventPlan(event, "|".join(names), condition)
     return EventPlan(event, "^(?:" + "|".join(pieces) + ")$", condition)
 
@@ -289,7 +291,7 @@ def _condition(
     if event != "PreToolUse" or len(rules) != 1:
         return None
     ((name, arg),) = rules
-    if name != "Bash" or arg is None or not _SAFE_IF.fullmatch(arg):
+    if name != "Bash" or arg is None or not re.fullmatch(_SAFE_IF, arg):
         return None
     if arg_of is not None and arg_of("Bash") != ("command", "text"):
         return None  # the definition tests another argument of Bash
@@ -329,7 +331,7 @@ def claude_fires(matcher: str | None, tool: str) -> bool:
     the plan against, and how a record-only handler knows the full one runs."""
     if matcher is None or matcher in ("", "*"):
         return True
-    if _CLAUDE_EXACT.fullmatch(matcher):
+    if re.fullmatch(_CLAUDE_EXACT, matcher):
         return tool in [n.strip() for n in re.split(r"[|,]", matcher) if n.strip()]
     try:
         return re.search(matcher, tool) is not None
@@ -429,7 +431,7 @@ def watched_files(definition: AgentDefinition) -> list[str]:
     names: list[str] = []
     for m in definition.hooks.get("FileChanged") or ():
         source = m.matcher or ""
-        if not source or m.pattern.match_all or m.pattern.negate or _GLOB.search(source):
+        if not source or m.pattern.match_all or m.pattern.negate or re.search(_GLOB, source):
             continue
         for name in source.split("|"):
             if name.strip() and name.strip() not in names:
@@ -437,7 +439,7 @@ def watched_files(definition: AgentDefinition) -> list[str]:
     return names
 
 
-_GLOB = re.compile(r"[*?\[\]{}()!]|^re:")
+_GLOB = r"[*?\[\]{}()!]|^re:"
 
 
 #: the built-in a ConfigChange handler runs by default (``hookrails claude install``)

@@ -11,7 +11,9 @@ import random
 
 import pytest
 
+from guardrails import _redaction
 from guardrails._redaction import KINDS, Redactor
+from guardrails._secret_patterns import _BUILTIN_PATTERNS
 
 #: one secret per built-in kind, and case folds ``re.IGNORECASE`` makes (dotless i,
 #: dotted capital I, long s, Kelvin sign) that ``str.lower`` does not
@@ -88,3 +90,22 @@ def test_text_without_a_trigger_word_never_compiles_the_pattern() -> None:
     assert redactor._pattern is None
     assert redactor.redact_text("API_KEY=abc123") == "API_KEY=<env_key>"
     assert redactor._pattern is not None
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_word_by_word_search_answers_as_the_regex(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process's first texts are searched word by word (no regex to compile in a hook
+    process); the answer is the regex's, for every text."""
+    rng = random.Random(seed)
+    texts = ["".join(rng.choice(FRAGMENTS) for _ in range(rng.randint(1, 8))) for _ in range(3000)]
+    monkeypatch.setattr(_redaction, "_by_words", 0)
+    by_regex = [_redaction._may_hold_secret(t) for t in texts]
+    monkeypatch.setattr(_redaction, "_by_words", len(texts))
+    assert [_redaction._may_hold_secret(t) for t in texts] == by_regex
+    assert _redaction._by_words == len([t for t in texts if not t.isascii()])
+
+
+def test_the_kinds_are_the_patterns_in_order() -> None:
+    assert tuple(kind for kind, _ in _BUILTIN_PATTERNS) == KINDS
