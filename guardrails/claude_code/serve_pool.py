@@ -79,13 +79,15 @@ class Pool:
         name = f"hookrails-serve-{self._started}"
         threading.Thread(target=self._loop, name=name, daemon=True).start()
 
-    def submit(self, fn: Callable[..., Any], *args: Any) -> None:
+    def submit(self, fn: Callable[..., Any], *args: Any, lead: bool = False) -> None:
         """Run ``fn(*args)`` on an idle thread, a new one when none is idle and there is
-        room; raises :class:`PoolClosed` once :meth:`close` was called."""
+        room; raises :class:`PoolClosed` once :meth:`close` was called. ``lead``: the
+        accepting leader's turn (``serve_accept``), which never waits for room: one
+        at a time, it is the thread that admits the connections the cap counts."""
         with self._lock:
             if self._closed:
                 raise PoolClosed("the server is stopping")
-            if self._pending >= self._idle and self.threads < self.max_threads:
+            if self._pending >= self._idle and (lead or self.threads < self.max_threads):
                 self._start()  # nobody idle will take it
             self._pending += 1
         self._queue.put((fn, args))

@@ -1,0 +1,121 @@
+"""Leader/follower accepting (``serve_accept``): the thread that accepts a connection
+serves it, another thread accepts next, and ``serve_forever``/``shutdown`` keep
+socketserver's contract."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+from typing import Any
+
+import pytest
+
+from guardrails import Guard, HookMatcher, Ledger
+from guardrails.claude_code.http_server import HOOK_ROUTE, HookServer, make_server
+from tests._db import rows
+from tests.unit.claude_code.test_http_server import blocks, definition, deny_rm, pre, serving
+
+WAIT = 10.0
+
+
+def _guard(ledger_path: str, seen: list[str] | None = None) -> Guard:
+    def where(event: Any, ctx: Any) -> None:
+        if seen is not None:
+            seen.append(threading.current_thread().name)
+
+    hooks = [HookMatcher(matcher="Bash", hooks=[where, deny_rm])]
+    return Guard(definition(PreToolUse=hooks), ledger=Ledger(ledger_path))
+
+
+def _fresh(server: HookServer, payload: dict[str, Any]) -> dict[str, Any]:
+    """One call on a new connection, closed after."""
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=WAIT)
+    try:
+        headers = {"Content-Type": "application/json"}
+        conn.request("POST", HOOK_ROUTE, body=json.dumps(payload).encode(), headers=headers)
+        response = conn.getresponse()
+        assert response.status == 200
+        answer: dict[str, Any] = json.loads(response.read())
+        return answer
+    finally:
+        conn.close()
+
+
+def test_a_new_connection_per_call_is_answered_and_recorded_every_time(ledger_path: str) -> None:
+    seen: list[str] = []
+    with serving(_guard(ledger_path, seen), workers=2) as server:
+        for n in range(40):
+            answer = _fresh(server, pre("rm -rf build", call=f"toolu_{n}"))
+            assert blocks(answer)
+        threads = server.pool.stats()["threads"]
+    assert len(rows(ledger_path, "SELECT id FROM tool_calls WHERE status = 'denied'")) == 40
+    assert all(name.startswith("hookrails-serve-") for name in seen)  # never the caller's
+    assert threads <= 2 + 2  # warm threads, the next leader and a spare: no thread per call
+
+
+def test_concurrent_new_connections_are_all_served(ledger_path: str) -> None:
+    with serving(_guard(ledger_path), workers=2) as server:
+        answers: list[dict[str, Any]] = []
+        lock = threading.Lock()
+
+        def call(n: int) -> None:
+            answer = _fresh(server, pre("rm -rf build", session=f"s{n}", call=f"toolu_{n}"))
+            with lock:
+                answers.append(answer)
+
+        threads = [threading.Thread(target=call, args=(n,)) for n in range(16)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(WAIT)
+    assert len(answers) == 16 and all(blocks(a) for a in answers)
+
+
+def test_a_failing_admission_leaves_the_server_accepting(
+    ledger_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug while admitting one connection costs that connection, not the accepting."""
+    with serving(_guard(ledger_path), workers=1) as server:
+        real = server.admit
+        failed = threading.Event()
+
+        def admit(request: Any) -> bool:
+            if not failed.is_set():
+                failed.set()
+                raise RuntimeError("admission bug")
+            return real(request)
+
+        monkeypatch.setattr(server, "admit", admit)
+        with pytest.raises((ConnectionError, http.client.HTTPException)):
+            _fresh(server, pre("rm -rf build", call="toolu_lost"))
+        assert failed.is_set()
+        assert blocks(_fresh(server, pre("rm -rf build", call="toolu_next")))
+
+
+def test_shutdown_before_serve_forever_makes_it_return_at_once(ledger_path: str) -> None:
+    server = make_server(_guard(ledger_path), port=0)
+    try:
+        stopper = threading.Thread(target=server.shutdown)
+        stopper.start()
+        runner = threading.Thread(target=server.serve_forever, args=(0.02,))
+        runner.start()
+        runner.join(WAIT)
+        stopper.join(WAIT)
+        assert not runner.is_alive() and not stopper.is_alive()
+    finally:
+        server.server_close()
+
+
+def test_serve_forever_runs_again_after_a_shutdown(ledger_path: str) -> None:
+    server = make_server(_guard(ledger_path), port=0)
+    try:
+        for n in range(2):
+            runner = threading.Thread(target=server.serve_forever, args=(0.02,))
+            runner.start()
+            assert blocks(_fresh(server, pre("rm -rf build", call=f"toolu_{n}")))
+            server.shutdown()
+            runner.join(WAIT)
+            assert not runner.is_alive()
+    finally:
+        server.server_close()
