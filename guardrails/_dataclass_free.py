@@ -57,25 +57,6 @@ LIST: Any = Factory(list)
 _SPEC = "_record_spec"
 
 
-class _Fresh:
-    """A ``default_factory`` field's class attribute: its first read on an instance that
-    never set it makes the value and keeps it there (a non-data descriptor, so the
-    instance's own value wins from then on). An object made with ``object.__new__``
-    and only some fields set (``results.allowed``) is then whole."""
-
-    __slots__ = ("factory", "name")
-
-    def __init__(self, name: str, factory: Callable[[], Any]) -> None:
-        self.name = name
-        self.factory = factory
-
-    def __get__(self, obj: object, owner: type | None = None) -> Any:
-        if obj is None:
-            return self
-        value = obj.__dict__[self.name] = self.factory()
-        return value
-
-
 class _Spec:
     """What :func:`record` learnt about one class."""
 
@@ -141,9 +122,7 @@ def record(
         setattr(cls, _SPEC, spec)
         if not slots:  # a plain dataclass keeps its defaults as class attributes
             for name, default in _defaults(cls).items():
-                if name in own:
-                    if isinstance(default, Factory):
-                        default = _Fresh(name, default.factory)
+                if name in own and not isinstance(default, Factory):
                     setattr(cls, name, default)
         methods: list[tuple[str, Any]] = [("__repr__", _repr), ("__eq__", _eq)]
         if frozen:

@@ -48,7 +48,6 @@ if TYPE_CHECKING:
 __all__ = ["HELD", "emit", "emit_sync", "in_thread"]
 
 _perf = time.perf_counter
-_new = object.__new__
 _get_ident = _thread.get_ident
 #: a quiet chain's hooks all ran (``_position``)
 _PAST_END = object()
@@ -117,11 +116,9 @@ def emit_sync(
                                     break
                             else:
                                 elapsed = _perf() - t0
-                                if elapsed < plan.limit:  # results.allowed, inlined
-                                    d = _new(Decision)
-                                    d.event = event
-                                    d._raw = [(plan.bindings, "noop", elapsed, None, 0)]
-                                    return d
+                                if elapsed < plan.limit:
+                                    ran = (plan.bindings, "noop", elapsed, None, 0)
+                                    return allowed(event, [ran])
                                 ctx = _PAST_END
                         except BaseException as exc:  # judged as the timed loop would
                             j = _position(pairs, ctx)

@@ -187,7 +187,7 @@ class HookResult:
     claude: dict[str, Any] | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Decision:
     event: Any
     decision: Literal["allow", "deny", "ask"] = "allow"

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from guardrails import events, results
-from guardrails._dataclass_free import DICT, _Fresh, record
+from guardrails._dataclass_free import DICT, record
 from guardrails.definition.model import AgentDefinition, HookMatcher, ToolSpec
 from guardrails.dispatch.toolrun import ToolRun
 from guardrails.ledger import migrations, spool
@@ -64,10 +64,10 @@ def _shape(cls: Any) -> dict[str, Any]:
     """What ``@dataclass`` decides about a class, in comparable form (ClassVars included:
     ``__dataclass_fields__`` lists them too)."""
     declared = cls.__dataclass_fields__
-    attrs = {  # a default_factory field's lazy maker (_Fresh) is ours alone, by design
+    attrs = {
         name: value
         for name, value in vars(cls).items()
-        if name in declared and not isinstance(value, (types.MemberDescriptorType, _Fresh))
+        if name in declared and not isinstance(value, types.MemberDescriptorType)
     }
     return {
         "fields": [tuple(getattr(f, a) for a in FIELD_ATTRS) for f in declared.values()],
@@ -214,9 +214,9 @@ def test_a_record_whose_init_does_not_list_its_fields_is_refused() -> None:
                 self.b = {} if b is DICT else b
 
 
-def test_an_instance_made_without_init_reads_the_defaults_and_fresh_lists() -> None:
-    """What ``results.allowed`` relies on: only ``event`` and ``_raw`` set, the rest are
-    the class's defaults, and each list field is the instance's own once read."""
+def test_allowed_is_the_keyword_constructor_field_by_field() -> None:
+    """``results.allowed`` (dispatch's quiet path) builds what ``Decision(event)`` does,
+    each list its own."""
     event = events.PreToolUse(tool_name="Bash", tool_input={"command": "ls"})
     a, b = results.allowed(event, []), results.allowed(event, [])
     assert a == results.Decision(event) and repr(a) == repr(results.Decision(event))
