@@ -30,13 +30,15 @@ from __future__ import annotations
 import json
 
 from .._event_table import PERMISSION_EVENTS, REFUSALS
-from ..definition.install_plan import fails_closed, fails_closed_with, on_failure_counts
 from ..errors import OutputError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..definition.install_plan import fails_closed as fails_closed
+    from ..definition.install_plan import fails_closed_with as fails_closed_with
+    from ..definition.install_plan import on_failure_counts as on_failure_counts
     from ..definition.model import AgentDefinition
     from ..dispatch.guard import Guard
     from ..dispatch.session import Session
@@ -62,6 +64,20 @@ __all__ = [
     "undecided_session",
     "verdict",
 ]
+
+#: what this module answers from ``definition.install_plan``, imported on first use: a hook
+#: process that decides its event never needs them (and the install planner is large)
+_FROM_INSTALL_PLAN = frozenset({"fails_closed", "fails_closed_with", "on_failure_counts"})
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _FROM_INSTALL_PLAN:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ..definition import install_plan
+
+    value = getattr(install_plan, name)
+    globals()[name] = value
+    return value
 
 #: seconds beyond the Guard's own worst case (hooks start within ``event_budget``, the
 #: last one may run its whole timeout) for the ledger write and scheduling

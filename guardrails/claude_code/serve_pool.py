@@ -3,7 +3,8 @@
 A hung hook may stall its own session, never the others (docs/design.md §9).
 
 Connection threads. A connection is served by one thread from :class:`Pool`, which
-reads its requests and decides their events itself: no handoff per call. The pool keeps
+reads its requests and decides their events itself: no handoff per call. The thread
+that accepts a connection is the one that serves it (``serve_accept``). The pool keeps
 ``size`` threads warm and starts more when none is idle (a new connection never waits
 for a thread another connection holds; the connection cap bounds them); an idle extra
 ends after a while.

