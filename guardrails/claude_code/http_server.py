@@ -50,7 +50,6 @@ from . import serve_connections as _conns
 from .failure_policy import encode_bytes
 from .http_decider import DEFAULT_WORKERS, MAX_BODY, ServeApp
 from .relay import refusal as relay_refusal
-from .serve_accept import LeaderAccept
 from .serve_pool import Pool, PoolClosed
 
 if TYPE_CHECKING:
@@ -492,12 +491,12 @@ def _limit(query: str) -> int | None:
     return n if 1 <= n <= 1000 else None
 
 
-class HookServer(LeaderAccept, ThreadingHTTPServer):
+class HookServer(ThreadingHTTPServer):
     """The HTTP server: ``serve_forever()``, ``shutdown()``, ``server_close()``; ``url``.
 
     At most ``max_connections`` connections (each with its thread), plus a few being
-    evicted (``slack``): see :meth:`admit`. ``workers`` connection threads are kept warm;
-    one of them at a time accepts, and serves what it accepted (``serve_accept``).
+    evicted (``slack``): see :meth:`process_request`. ``workers`` connection threads are
+    kept warm.
     """
 
     daemon_threads = True
@@ -527,6 +526,10 @@ class HookServer(LeaderAccept, ThreadingHTTPServer):
         self.pool = Pool(size, max_threads=max_connections + self.conns.slack)
         super().__init__((host.strip("[]"), port), _Handler)  # closes the pool if it fails
 
+    def serve_forever(self, poll_interval: float = 0.1) -> None:
+        """As socketserver's; ``shutdown()`` returns within ``poll_interval`` (0.5 s there)."""
+        super().serve_forever(poll_interval)
+
     def server_bind(self) -> None:
         """As HTTPServer's, without its reverse DNS lookup (``getfqdn`` can take seconds)."""
         import socketserver
@@ -552,32 +555,24 @@ class HookServer(LeaderAccept, ThreadingHTTPServer):
         host = self.host
         return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
 
-    def admit(self, request: Any) -> bool:
-        """A new connection, on the accepting thread: served (perhaps in place of the one
-        that waited longest for its request), or refused with a 503 and closed at once
-        (``serve_connections``)."""
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """A new connection, on the accepting thread: a thread of the pool, perhaps in place
+        of one that waited longest for its request, or 503 at once (``serve_connections``)."""
         conn, victim = self.conns.admit(request)
         if victim is not None:
             self.app.count("evicted_connections")
             _conns.evict(victim)
-        if conn is not None:
-            return True
-        self.app.count("refused_connections")
-        now = time.monotonic()
-        if now - self._refused_logged > 10:
-            self._refused_logged = now
-            _log.warning(
-                "hookrails serve: %d connections open and all busy; new ones get 503",
-                self.conns.max_connections,
-            )
-        _conns.refuse(request)
-        self.shutdown_request(request)
-        return False
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        """socketserver's ``handle_request()``: admitted, then served on a pool thread
-        (``serve_forever`` serves on the thread that accepted: ``serve_accept``)."""
-        if not self.admit(request):
+        if conn is None:
+            self.app.count("refused_connections")
+            now = time.monotonic()
+            if now - self._refused_logged > 10:
+                self._refused_logged = now
+                _log.warning(
+                    "hookrails serve: %d connections open and all busy; new ones get 503",
+                    self.conns.max_connections,
+                )
+            _conns.refuse(request)
+            self.shutdown_request(request)
             return
         try:
             self.pool.submit(self.process_request_thread, request, client_address)

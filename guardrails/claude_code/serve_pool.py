@@ -3,8 +3,7 @@
 A hung hook may stall its own session, never the others (docs/design.md §9).
 
 Connection threads. A connection is served by one thread from :class:`Pool`, which
-reads its requests and decides their events itself: no handoff per call. The thread
-that accepts a connection is the one that serves it (``serve_accept``). The pool keeps
+reads its requests and decides their events itself: no handoff per call. The pool keeps
 ``size`` threads warm and starts more when none is idle (a new connection never waits
 for a thread another connection holds; the connection cap bounds them); an idle extra
 ends after a while.
@@ -80,15 +79,13 @@ class Pool:
         name = f"hookrails-serve-{self._started}"
         threading.Thread(target=self._loop, name=name, daemon=True).start()
 
-    def submit(self, fn: Callable[..., Any], *args: Any, lead: bool = False) -> None:
+    def submit(self, fn: Callable[..., Any], *args: Any) -> None:
         """Run ``fn(*args)`` on an idle thread, a new one when none is idle and there is
-        room; raises :class:`PoolClosed` once :meth:`close` was called. ``lead``: the
-        accepting leader's turn (``serve_accept``), which never waits for room: one
-        at a time, it is the thread that admits the connections the cap counts."""
+        room; raises :class:`PoolClosed` once :meth:`close` was called."""
         with self._lock:
             if self._closed:
                 raise PoolClosed("the server is stopping")
-            if self._pending >= self._idle and (lead or self.threads < self.max_threads):
+            if self._pending >= self._idle and self.threads < self.max_threads:
                 self._start()  # nobody idle will take it
             self._pending += 1
         self._queue.put((fn, args))

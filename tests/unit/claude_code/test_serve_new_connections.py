@@ -1,6 +1,6 @@
-"""Leader/follower accepting (``serve_accept``): the thread that accepts a connection
-serves it, another thread accepts next, and ``serve_forever``/``shutdown`` keep
-socketserver's contract."""
+"""A new connection per call (what a client that pools nothing does): every call answered
+and recorded, a bounded number of threads, a failure while admitting one connection that
+costs only that connection, and socketserver's ``serve_forever``/``shutdown`` contract."""
 
 from __future__ import annotations
 
@@ -50,9 +50,9 @@ def test_a_new_connection_per_call_is_answered_and_recorded_every_time(ledger_pa
             assert blocks(answer)
         threads = server.pool.stats()["threads"]
     assert len(rows(ledger_path, "SELECT id FROM tool_calls WHERE status = 'denied'")) == 40
-    assert all(name.startswith("hookrails-serve-") for name in seen)  # never the caller's
-    # no thread per call: the warm ones, the next leader, and a few still finishing a
-    # connection (closing) when the next one was accepted
+    assert all(name.startswith("hookrails-serve-") for name in seen)  # pooled threads
+    # no thread per call: the warm ones, and a few still finishing a connection (closing)
+    # when the next one was accepted
     assert threads <= 8
 
 
@@ -79,16 +79,16 @@ def test_a_failing_admission_leaves_the_server_accepting(
 ) -> None:
     """A bug while admitting one connection costs that connection, not the accepting."""
     with serving(_guard(ledger_path), workers=1) as server:
-        real = server.admit
+        real = server.conns.admit
         failed = threading.Event()
 
-        def admit(request: Any) -> bool:
+        def admit(request: Any) -> Any:
             if not failed.is_set():
                 failed.set()
                 raise RuntimeError("admission bug")
             return real(request)
 
-        monkeypatch.setattr(server, "admit", admit)
+        monkeypatch.setattr(server.conns, "admit", admit)
         with pytest.raises((ConnectionError, http.client.HTTPException)):
             _fresh(server, pre("rm -rf build", call="toolu_lost"))
         assert failed.is_set()
