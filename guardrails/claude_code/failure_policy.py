@@ -79,6 +79,7 @@ def __getattr__(name: str) -> Any:
     globals()[name] = value
     return value
 
+
 #: seconds beyond the Guard's own worst case (hooks start within ``event_budget``, the
 #: last one may run its whole timeout) for the ledger write and scheduling
 DEADLINE_GRACE = 1.0

@@ -77,7 +77,12 @@ class Pool:
         self._idle += 1
         self._started += 1
         name = f"hookrails-serve-{self._started}"
-        threading.Thread(target=self._loop, name=name, daemon=True).start()
+        try:
+            threading.Thread(target=self._loop, name=name, daemon=True).start()
+        except BaseException:  # no thread (a process limit): counted idle, it would hold work
+            self.threads -= 1
+            self._idle -= 1
+            raise
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> None:
         """Run ``fn(*args)`` on an idle thread, a new one when none is idle and there is

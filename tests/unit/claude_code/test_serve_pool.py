@@ -211,3 +211,28 @@ def test_no_turn_by_the_deadline_is_busy_not_stuck() -> None:
     gate.give_back(turn)
     gate.give_back(turn)  # once only: a second give-back is a no-op
     assert gate._slots == {}
+
+
+def test_a_thread_that_cannot_start_is_not_counted(
+    blockers: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed thread start (a process's thread limit) fails that one submit; the next
+    work is not left waiting for an idle thread that was never there."""
+    pool = Pool(1, max_threads=4)
+    held = blockers()
+    pool.submit(held)  # the warm thread is busy from here on
+    assert held.started.wait(WAIT)
+    real_start = threading.Thread.start
+
+    def fail(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", fail)
+    with pytest.raises(RuntimeError):
+        pool.submit(blockers())
+    assert pool.stats() == {"threads": 1, "busy": 1}
+    monkeypatch.setattr(threading.Thread, "start", real_start)
+    nxt = blockers()
+    pool.submit(nxt)
+    assert nxt.started.wait(WAIT)
+    pool.close()
