@@ -2,17 +2,20 @@
 
 The project is set up the way the README says: an agent.yaml, then
 `hookrails claude install --project --config agent.yaml`, then Claude Code
-runs with the project's settings. The http-hook twin is in test_serve.py.
+runs with the project's settings. The http-hook twin (`install --http`, then `hookrails
+serve`) is the last test here.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -40,6 +43,7 @@ hooks:
 
 
 INSTALL = [sys.executable, "-m", "guardrails", "claude", "install"]
+SERVE = [sys.executable, "-m", "guardrails", "serve"]
 
 
 def install(project: Path) -> dict:
@@ -165,3 +169,67 @@ def test_uninstall_leaves_claude_unguarded(tmp_path: Path) -> None:
     )
     assert (run.cwd / "ran.txt").exists()
     assert not (project / "ledger.db").exists()
+
+
+def _serve(project: Path) -> tuple[subprocess.Popen[str], str]:
+    """`hookrails serve` for the project, as its own process; (process, its URL)."""
+    proc = subprocess.Popen(
+        [*SERVE, "--config", "agent.yaml", "--ledger", "ledger.db", "--port", "0"],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert proc.stdout is not None
+    seen = []
+    for line in proc.stdout:  # ends when the process does
+        seen.append(line)
+        found = re.search(r"listening on (http://[^\s]+)", line)
+        if found:  # its log goes on being read, so a full pipe never stalls it
+            threading.Thread(target=proc.stdout.read, daemon=True).start()
+            return proc, found.group(1).rstrip("/")
+    proc.wait(10)
+    raise AssertionError(f"hookrails serve did not start: {''.join(seen)}")
+
+
+def test_installed_http_hooks_deny_and_record_through_hookrails_serve(tmp_path: Path) -> None:
+    """The http-hook setup docs/hosts.md gives: `install --http`, then `hookrails serve`."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "agent.yaml").write_text(AGENT_YAML)
+    proc, url = _serve(project)
+    try:
+        done = subprocess.run(
+            [*INSTALL, "-c", "agent.yaml", "--http", url],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        settings = json.loads((project / ".claude" / "settings.json").read_text())
+        handler = settings["hooks"]["PreToolUse"][0]["hooks"][0]
+        assert handler["type"] == "http" and handler["url"].startswith(url)
+        denied = tool_use("Bash", {"command": "rm -f gone.txt && touch denied.txt"}, id="toolu_rm")
+        allowed = tool_use("Bash", {"command": "touch allowed.txt"}, id="toolu_ok")
+        run = run_claude(
+            [denied, allowed, "Finished, I think.", "All checked. <promise>DONE</promise>"],
+            tmp_path,
+            settings=settings,
+        )
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+    assert not (run.cwd / "denied.txt").exists()  # the denied call never ran
+    assert (run.cwd / "allowed.txt").exists()
+    text = run.result_text("toolu_rm")
+    assert "rm is not allowed here" in text and "Move files aside." in text
+    assert "<promise>DONE</promise>" in run.shown()  # the stop was held and told why
+    with sqlite3.connect(project / "ledger.db") as db:
+        calls = db.execute("select tool_call_id, status from tool_calls order by id").fetchall()
+        stops = db.execute(
+            "select decision from events where event = 'AgentStop' order by id"
+        ).fetchall()
+    assert calls == [("toolu_rm", "denied"), ("toolu_ok", "ok")]
+    assert stops == [("block",), ("allow",)]
