@@ -75,6 +75,17 @@ def _spools(path: str) -> list[str]:
     return found
 
 
+def _spool_counts(path: str) -> tuple[dict[str, int], dict[str, int]]:
+    """Records waiting in each spool of ``path``, and in each ``.rejected`` file beside one."""
+    spools = {s: _line_count(s) for s in _spools(path)}
+    rejected = {
+        s + ".rejected": _line_count(s + ".rejected")
+        for s in dict.fromkeys(spool_paths(path))
+        if os.path.isfile(s + ".rejected")
+    }
+    return spools, rejected
+
+
 def _line_count(path: str) -> int:
     with open(path, "rb") as fh:
         return sum(1 for line in fh if line.strip())
@@ -148,12 +159,7 @@ def ledger_status(path: str) -> LedgerStatus:
             t: int(conn.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]) for t in ordered
         }
         views = schema_names(conn, "view")
-    spools = {s: _line_count(s) for s in _spools(path)}
-    rejected = {
-        s + ".rejected": _line_count(s + ".rejected")
-        for s in dict.fromkeys(spool_paths(path))
-        if os.path.isfile(s + ".rejected")
-    }
+    spools, rejected = _spool_counts(path)
     return LedgerStatus(
         path=path,
         size=_size(path),
@@ -175,12 +181,7 @@ def _postgres_status(url: str) -> LedgerStatus:
     from .query import ledger_catalog
 
     views = [v.name for v in ledger_catalog(url).views]
-    spools = {s: _line_count(s) for s in _spools(url)}
-    rejected = {
-        s + ".rejected": _line_count(s + ".rejected")
-        for s in dict.fromkeys(spool_paths(url))
-        if os.path.isfile(s + ".rejected")
-    }
+    spools, rejected = _spool_counts(url)
     return LedgerStatus(
         path=safe_url(url),
         size=found["size"],
