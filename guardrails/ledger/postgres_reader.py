@@ -168,6 +168,8 @@ class PostgresReader(LedgerReader):
     """:class:`~.reader.LedgerReader` on PostgreSQL: the same named queries (their SQL
     translated, the few SQLite-only ones written again), one read-only connection."""
 
+    _TOOL_GLOB = "hookrails_glob(tool_name, ?)"
+
     def __init__(self, url: str) -> None:
         super().__init__(url)
         self._pg: psycopg.Connection[Any] | None = None
@@ -232,25 +234,6 @@ class PostgresReader(LedgerReader):
             except Exception:
                 pass
             self._pg = None
-
-    def succeeded(self, tool: str, session_id: str) -> bool:
-        return bool(
-            self.value(
-                "SELECT EXISTS (SELECT 1 FROM tool_calls WHERE session_id = ? "
-                "AND hookrails_glob(tool_name, ?) AND status = 'ok')",
-                (session_id, tool),
-            )
-        )
-
-    def calls(
-        self, session_id: str, tool: str = "*", status: str | None = None
-    ) -> list[dict[str, Any]]:
-        sql = "SELECT * FROM tool_calls WHERE session_id = ? AND hookrails_glob(tool_name, ?)"
-        params: list[Any] = [session_id, tool]
-        if status is not None:
-            sql += " AND status = ?"
-            params.append(status)
-        return self.query(sql + " ORDER BY id", params)
 
     def hook_blocks_in_a_row(
         self, session_id: str, event_name: str, hook: str, agent_id: str | None, limit: int

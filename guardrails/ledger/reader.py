@@ -180,6 +180,9 @@ class LedgerReader:
     method raises :class:`~guardrails.LedgerError` when the file cannot be read.
     """
 
+    #: ``tool_name`` matched against a GLOB parameter, in this engine's SQL
+    _TOOL_GLOB = "tool_name GLOB ?"
+
     def __init__(self, path: str) -> None:
         self.path = path
         self._conn: sqlite3.Connection | None = None
@@ -218,7 +221,7 @@ class LedgerReader:
         return bool(
             self.value(
                 "SELECT EXISTS (SELECT 1 FROM tool_calls WHERE session_id = ? "
-                "AND tool_name GLOB ? AND status = 'ok')",
+                f"AND {self._TOOL_GLOB} AND status = 'ok')",
                 (session_id, tool),
             )
         )
@@ -226,7 +229,7 @@ class LedgerReader:
     def calls(
         self, session_id: str, tool: str = "*", status: str | None = None
     ) -> list[dict[str, Any]]:
-        sql = "SELECT * FROM tool_calls WHERE session_id = ? AND tool_name GLOB ?"
+        sql = f"SELECT * FROM tool_calls WHERE session_id = ? AND {self._TOOL_GLOB}"
         params: list[Any] = [session_id, tool]
         if status is not None:
             sql += " AND status = ?"

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from guardrails import Ledger, LedgerError
+from guardrails import AgentDefinition, Guard, Ledger, LedgerError
 from guardrails.builtins.idempotency.store import MemoryKeys
 from guardrails.events import PreToolUse
 from guardrails.ledger import KeyClaim, StoredKey, judge
@@ -220,3 +220,18 @@ def test_mark_interrupted_on_a_degraded_ledger_raises(tmp_path: Path) -> None:
         assert led.degraded is not None
         with pytest.raises(LedgerError):
             led.mark_interrupted("s1", "t1", "x", 1.0)
+
+
+def test_the_reader_finds_calls_by_tool_glob(ledger_url: str) -> None:
+    """``ctx.ledger.succeeded`` and ``calls`` match the tool name as a GLOB on both engines."""
+    with Ledger(ledger_url) as led:
+        guard = Guard(AgentDefinition(name="a"), ledger=led)
+        session = guard.session("s1")
+        session.sync.run_tool("run_tests", {}, lambda: "ok")
+        session.sync.run_tool("lint", {}, lambda: "ok")
+        reader = led.reader
+        assert reader.succeeded("run_*", "s1") and reader.succeeded("lint", "s1")
+        assert not reader.succeeded("run_*", "s2") and not reader.succeeded("deploy*", "s1")
+        assert [c["tool_name"] for c in reader.calls("s1", "run_*")] == ["run_tests"]
+        assert [c["tool_name"] for c in reader.calls("s1")] == ["run_tests", "lint"]
+        assert reader.calls("s1", "*", status="denied") == []
