@@ -208,8 +208,17 @@ class Watchdog:
     @staticmethod
     def _fire(timer: Timer) -> None:
         fire, timer.fire = timer.fire, None
-        if fire is not None:  # a thread of its own: it records and answers, which may block
+        if fire is None:
+            return
+        try:  # a thread of its own: it records and answers, which may block
             threading.Thread(target=fire, name="hookrails-serve-deadline", daemon=True).start()
+            return
+        except RuntimeError:  # no thread to be had (a process limit): answer from here
+            _log.warning("hookrails serve: no thread for a deadline answer; answering inline")
+        try:
+            fire()
+        except Exception:  # the watchdog must outlive any one answer
+            _log.exception("hookrails serve: a deadline answer failed")
 
 
 class SessionBusy(Exception):

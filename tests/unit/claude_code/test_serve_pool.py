@@ -236,3 +236,25 @@ def test_a_thread_that_cannot_start_is_not_counted(
     pool.submit(nxt)
     assert nxt.started.wait(WAIT)
     pool.close()
+
+
+def test_a_deadline_with_no_thread_to_be_had_is_answered_and_the_watchdog_lives_on(
+    watchdog: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fire whose thread cannot start (a process limit) is answered inline; the watchdog
+    goes on firing later runs (before, its thread died and no deadline was kept again)."""
+    real_start = threading.Thread.start
+    failed = threading.Event()
+
+    def start_once_failing(self: threading.Thread) -> None:
+        if self.name == "hookrails-serve-deadline" and not failed.is_set():
+            failed.set()
+            raise RuntimeError("can't start new thread")
+        real_start(self)
+
+    monkeypatch.setattr(threading.Thread, "start", start_once_failing)
+    first, second = threading.Event(), threading.Event()
+    watchdog.start(time.monotonic() + 0.02, first.set)
+    assert first.wait(WAIT) and failed.is_set()  # answered from the watchdog's thread
+    watchdog.start(time.monotonic() + 0.02, second.set)
+    assert second.wait(WAIT)
