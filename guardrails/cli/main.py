@@ -24,8 +24,8 @@ from .serve import serve
 
 __all__ = ["cli", "main"]
 
-#: groups whose commands word a raw ``sqlite3`` error as one line too: the ledger commands
-#: open files a user hands them; elsewhere such an error is a bug and keeps its traceback
+#: groups whose commands word a raw ``sqlite3`` or ``psycopg`` error as one line too: the
+#: ledger commands open files and servers a user names; elsewhere it is a bug (traceback)
 _SQLITE_GROUPS = frozenset({ledger.name})
 
 
@@ -45,16 +45,22 @@ class _Group(click.Group):
         except (OSError, ValueError) as exc:
             click.echo(f"error: {exc}", err=True)
             ctx.exit(1)
-        except Exception as exc:  # a sqlite3 error the library did not word: still one line
-            sqlite3 = sys.modules.get("sqlite3")
-            if (
-                ctx.invoked_subcommand in _SQLITE_GROUPS
-                and sqlite3 is not None
-                and isinstance(exc, sqlite3.Error)
-            ):
-                click.echo(f"error: {exc}", err=True)
+        except Exception as exc:  # a database error the library did not word: still one line
+            if ctx.invoked_subcommand in _SQLITE_GROUPS and _database_error(exc):
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+                click.echo(f"error: {first}", err=True)
                 ctx.exit(1)
             raise
+
+
+def _database_error(exc: Exception) -> bool:
+    """A ``sqlite3`` or ``psycopg`` error (a file or a server the user named), from a module
+    already loaded: neither is imported here."""
+    for module in ("sqlite3", "psycopg"):
+        loaded = sys.modules.get(module)
+        if loaded is not None and isinstance(exc, loaded.Error):
+            return True
+    return False
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

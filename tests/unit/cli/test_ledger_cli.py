@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import importlib
 import io
 import json
 import os
@@ -774,3 +775,21 @@ def test_cli_choices_match_the_library() -> None:
     assert list(options["query", "fmt"].choices) == list(_query_ops.FORMATS)
     assert set(options["export", "fmt"].choices) == set(_query_ops.FORMATS) - {"table"}
     assert tuple(options["export", "table"].choices) == _ledger_ops.TABLES
+
+
+@pytest.mark.parametrize("module", ["sqlite3", "psycopg"])
+def test_a_database_error_the_library_did_not_word_ends_in_one_line(
+    module: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A raw driver error (a server that went away mid-command, a file SQLite refuses) is one
+    `error:` line with the driver's first line, never a traceback."""
+    driver = importlib.import_module(module)  # both are dev dependencies
+    from guardrails.ledger import admin
+
+    def fail(path: str) -> None:
+        raise driver.OperationalError("connection to server failed: Connection refused\nmore")
+
+    monkeypatch.setattr(admin, "ledger_status", fail)
+    result = _run("ledger", "status", "--ledger", tmp_path / "ledger.db")
+    assert result.exit_code == 1
+    assert result.output == "error: connection to server failed: Connection refused\n"
