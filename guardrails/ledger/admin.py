@@ -445,7 +445,10 @@ def prune_ledger(
     if is_url(path):
         from . import postgres_query
 
-        deleted = postgres_query.prune(path, _PRUNE, cutoff, dry_run)
+        def check(version: int, present: set[str]) -> None:
+            _check_prunable(safe_url(path), version, present)
+
+        deleted = postgres_query.prune(path, _PRUNE, cutoff, dry_run, check)
         return PruneReport(safe_url(path), cutoff, dry_run, deleted)
     with reading(path) as conn:
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])

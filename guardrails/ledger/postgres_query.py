@@ -241,21 +241,34 @@ def tail_rows(
             listener.close()
 
 
-_PRUNE_TABLES = ("tool_calls", "hook_run_sets", "events", "session_state", "sessions")
-
-
-def prune(url: str, conditions: dict[str, str], cutoff: str, dry_run: bool) -> dict[str, int]:
+def prune(
+    url: str,
+    conditions: dict[str, str],
+    cutoff: str,
+    dry_run: bool,
+    check: Callable[[int, set[str]], None],
+) -> dict[str, int]:
     """Delete (or, ``dry_run``, count) each table's rows matching its condition, in one
-    transaction; rows per table."""
+    transaction, in the order given; rows per table. ``check(version, tables)`` refuses a
+    database that is not a ledger this hookrails may prune (it raises), before anything."""
     import psycopg
 
     from .postgres_reader import translate
+    from .postgres_schema import schema_version
 
     try:
         with psycopg.connect(url, options="-c TimeZone=UTC") as conn:
+            present = {
+                str(r[0])
+                for r in conn.execute(
+                    "SELECT table_name FROM information_schema.tables "
+                    "WHERE table_schema = current_schema()"
+                )
+            }
+            check(schema_version(conn), present)
             counts = {}
-            for table in _PRUNE_TABLES:
-                where = translate(conditions[table])
+            for table, condition in conditions.items():
+                where = translate(condition)
                 if dry_run:
                     row = conn.execute(
                         f"SELECT count(*) FROM {table} WHERE {where}", {"cutoff": cutoff}

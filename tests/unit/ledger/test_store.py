@@ -235,3 +235,25 @@ def test_the_reader_finds_calls_by_tool_glob(ledger_url: str) -> None:
         assert [c["tool_name"] for c in reader.calls("s1", "run_*")] == ["run_tests"]
         assert [c["tool_name"] for c in reader.calls("s1")] == ["run_tests", "lint"]
         assert reader.calls("s1", "*", status="denied") == []
+
+
+def test_prune_refuses_a_ledger_of_a_newer_schema_and_deletes_nothing(ledger_url: str) -> None:
+    from guardrails.ledger.admin import prune_ledger
+
+    with Ledger(ledger_url) as led:
+        Guard(AgentDefinition(name="a"), ledger=led).session("s1").sync.run_tool(
+            "lint", {}, lambda: "ok"
+        )
+    if ledger_url.startswith("postgresql://"):
+        execute(
+            ledger_url,
+            "INSERT INTO _hookrails_migrations (number, name, applied_at) "
+            "VALUES (99, 'future', '2030-01-01')",
+        )
+    else:
+        execute(ledger_url, "PRAGMA user_version = 99")
+    for dry_run in (True, False):
+        with pytest.raises(LedgerError, match="newer than this hookrails knows") as caught:
+            prune_ledger(ledger_url, before="2100-01-01", dry_run=dry_run)
+        assert caught.value.kind == "newer_schema"
+    assert value(ledger_url, "SELECT count(*) FROM tool_calls") == 1
