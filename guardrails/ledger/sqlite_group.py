@@ -100,13 +100,18 @@ class WriterLock:
                     with self:
                         return one(item)
                 return waiter.result
-        # this thread holds the lock: commit everything queued so far
+        # this thread holds the lock: commit everything queued so far. Its own item may be
+        # gone already: a leader took it into its batch and freed the lock before this
+        # thread tried it again (done then, or to be written alone: the batch failed)
         with self._mutex:
             batch, self._queue = self._queue, []
         try:
-            results = many([w.item for w in batch])
-            for w, result in zip(batch, results, strict=True):
-                w.result, w.state = result, _DONE
+            if waiter.state == _ALONE:
+                waiter.result, waiter.state = one(item), _DONE
+            if batch:
+                results = many([w.item for w in batch])
+                for w, result in zip(batch, results, strict=True):
+                    w.result, w.state = result, _DONE
         finally:
             mine = waiter.result
             for w in batch:

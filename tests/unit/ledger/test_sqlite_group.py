@@ -171,3 +171,78 @@ def test_a_batch_with_a_value_sqlite_refuses_commits_each_event_on_its_own(
             assert ledger._write_many(items) == [True, True, True]
     got = [r["a"] for r in rows(ledger_path, "SELECT tool_call_arguments AS a FROM tool_calls")]
     assert got == ['{"text": "a"}', '{"text": "bad\\udc80"}', '{"text": "c"}']
+
+
+class _PausingLock:
+    """A WriterLock's lock whose second non-blocking try by thread ``W2`` waits for ``go``:
+    the window in which a leader takes W2's item into its batch and frees the lock."""
+
+    def __init__(self) -> None:
+        from _thread import allocate_lock
+
+        self.real = allocate_lock()
+        self.go, self.at = threading.Event(), threading.Event()
+        self.tries = 0
+
+    def acquire(self, blocking: bool = True) -> bool:
+        if threading.current_thread().name == "W2" and not blocking:
+            self.tries += 1
+            if self.tries == 2:
+                self.at.set()
+                assert self.go.wait(10)
+        return bool(self.real.acquire(blocking))
+
+    def release(self) -> None:
+        self.real.release()
+
+    def locked(self) -> bool:
+        return self.real.locked()
+
+
+@pytest.mark.parametrize("batch_fails", [False, True])
+def test_a_writer_whose_item_a_leader_took_neither_leads_an_empty_batch_nor_loses_it(
+    batch_fails: bool,
+) -> None:
+    lock = WriterLock()
+    paused = _PausingLock()
+    lock._lock = paused  # type: ignore[assignment]
+    written: list[tuple[str, str]] = []
+    batches: list[list[str]] = []
+
+    def one(item: str) -> bool:
+        written.append(("alone", item))
+        return True
+
+    def many(items: list[str]) -> list[bool]:
+        batches.append(list(items))
+        if batch_fails:
+            raise RuntimeError("the batch failed")
+        written.extend(("batch", i) for i in items)
+        return [True] * len(items)
+
+    results: dict[str, Any] = {}
+
+    def writer(item: str) -> None:
+        try:
+            results[item] = lock.write(item, one, many)
+        except RuntimeError as exc:
+            results[item] = str(exc)
+
+    paused.real.acquire()  # a holder: both writers queue
+    w1 = threading.Thread(target=writer, args=("item1",), name="W1")
+    w1.start()
+    _wait_for(lambda: lock._queue)
+    w2 = threading.Thread(target=writer, args=("item2",), name="W2")
+    w2.start()
+    assert paused.at.wait(10)  # W2 queued, about to try the lock again
+    lock.release()  # handed to W1, which leads the batch [item1, item2] and frees the lock
+    w1.join(10)
+    paused.go.set()
+    w2.join(10)
+    assert batches == [["item1", "item2"]]  # no empty batch (an empty transaction) after it
+    if batch_fails:
+        assert results == {"item1": "the batch failed", "item2": True}
+        assert written == [("alone", "item2")]  # never lost: written on its own
+    else:
+        assert results == {"item1": True, "item2": True}
+        assert written == [("batch", "item1"), ("batch", "item2")]
