@@ -72,7 +72,8 @@ class ProtectGuardSettings:
 
     def __call__(self, event: Any, ctx: Any) -> HookResult | None:
         try:
-            problems = weakened(event, getattr(ctx, "definition", None))
+            records = getattr(ctx, "ledger", None) is not None
+            problems = weakened(event, getattr(ctx, "definition", None), records=records)
         except Exception as exc:  # what it cannot judge counts against the change
             problems = [f"the settings could not be checked ({type(exc).__name__}: {exc})"]
         if not problems:
@@ -88,9 +89,10 @@ class ProtectGuardSettings:
 protect_guard_settings = ProtectGuardSettings()
 
 
-def weakened(event: Any, definition: AgentDefinition | None) -> list[str]:
+def weakened(event: Any, definition: AgentDefinition | None, *, records: bool = False) -> list[str]:
     """Why the settings as they are now (after ``event``'s change) weaken hookrails'
-    hooks; empty when they do not."""
+    hooks; empty when they do not. ``records``: this guard's own process records into a
+    ledger, so the install keeps one and a handler with ``--no-ledger`` is weakened."""
     source = getattr(event, "source", None)
     if source == "skills":
         return []  # a skill changed, not a settings file
@@ -124,12 +126,17 @@ def weakened(event: Any, definition: AgentDefinition | None) -> list[str]:
         m for m in definition.hooks.get("ConfigChange") or () if m.name != SETTINGS_GUARD_MATCHER
     ]
     needs_flag = not any(h.name == SETTINGS_GUARD for m in own for h in m.resolved)
+    # an http install (guard bound in the definition, run by `serve`) has only http handlers;
+    # in a command install an http handler stands where a command one was written
+    commands = _in_hook_process() or any(
+        h[2].get("type") == "command" and is_ours(h[2]) for h in handlers
+    )
+    expected = _Expected(
+        config, project, needs_flag, records, _settings_timeout(definition), commands
+    )
     for plan, closed in deciding_plans(definition, protect_settings=True):
         ours = [h for h in handlers if h[0] == plan.event and is_ours(h[2])]
-        found = [
-            _shortfall(plan, closed, m, h, path, config, project, needs_flag)
-            for _, m, h, path in ours
-        ]
+        found = [_shortfall(plan, closed, m, h, path, expected) for _, m, h, path in ours]
         if any(f is None for f in found):
             continue
         if found:
@@ -213,18 +220,58 @@ def _handlers(data: dict[str, Any], path: str) -> list[tuple[str, Any, dict[str,
     return out
 
 
+class _Expected:
+    """What every handler ``install`` writes for this definition shares."""
+
+    __slots__ = ("commands", "config", "needs_flag", "project", "records", "timeout")
+
+    def __init__(
+        self,
+        config: str,
+        project: str,
+        needs_flag: bool,
+        records: bool,
+        timeout: int,
+        commands: bool,
+    ) -> None:
+        self.commands = commands
+        self.config = config
+        self.project = project
+        self.needs_flag = needs_flag
+        self.records = records
+        self.timeout = timeout
+
+
+def _in_hook_process() -> bool:
+    """This process is a command hook (``hookrails hook``, or ``-m guardrails hook``)."""
+    import sys
+
+    return sys.argv[1:2] == ["hook"]
+
+
+def _settings_timeout(definition: AgentDefinition) -> int:
+    from ..claude_code.failure_policy import settings_timeout
+
+    return settings_timeout(definition)
+
+
+#: the ``hookrails hook`` options ``install`` writes: those that take a value, and flags
+_VALUED = frozenset({"--config", "-c", "--event", "-e", "--covers"})
+_FLAGS = frozenset({"--protect-settings", "--no-ledger"})
+
+
 def _shortfall(
     plan: EventPlan,
     closed: bool,
     matcher: Any,
     handler: dict[str, Any],
     path: str,
-    config: str,
-    project: str,
-    needs_flag: bool,
+    expected: _Expected,
 ) -> str | None:
-    """Why ``handler`` (in a group with ``matcher``) hears fewer events than the one
-    ``install`` writes for ``plan``; ``None`` when it hears at least as many."""
+    """Why ``handler`` (in a group with ``matcher``) hears fewer events, or decides less,
+    than the one ``install`` writes for ``plan``; ``None`` when it is at least as strong.
+    What install never writes (another program, another option, shell around the
+    command, an http handler in its place) counts as weakened: it cannot be judged."""
     where = f"the hookrails handler in {path}"
     if handler.get("async") or handler.get("asyncRewake"):
         return f"{where} runs async, so it cannot refuse"
@@ -238,36 +285,94 @@ def _shortfall(
         return f"{where} has if {condition!r}, which lets fewer calls reach it"
     if closed and handler.get("onFailure") != "block":
         return f"{where} lost onFailure: block (a hook that cannot run would let it through)"
+    timeout = handler.get("timeout", expected.timeout)
+    if type(timeout) not in (int, float) or timeout < expected.timeout:
+        return f"{where} has timeout {timeout!r}, shorter than install's {expected.timeout} s"
     if handler.get("type") == "http":
-        return None  # the server holds the definition
-    args = _args(handler)
-    if args is None:
+        if not expected.commands:
+            return None  # an http install: the server holds the definition
+        return f"{where} is an http handler where install wrote a command: its server decides"
+    command = _command(handler)
+    if command is None:
         return f"{where} has a command that cannot be read"
-    if "--record-only" in args:
-        return f"{where} only records"
+    program, args = command
+    if not _our_program(program):
+        return f"{where} runs {' '.join(program)!r}, not this installation of hookrails"
+    problem = _unexpected(args)
+    if problem is not None:
+        return f"{where} {problem}"
+    if "--no-ledger" in args and expected.records:
+        return f"{where} records nothing (--no-ledger), though the install keeps a ledger"
     event = _value(args, "--event", "-e")
     if event is not None and event != plan.event:
         return f"{where} decides {event}, not {plan.event}"
     named = _value(args, "--config", "-c")
-    if named is None or not _same_file(named, config, project):
-        return f"{where} runs another definition ({named or 'none named'}), not {config}"
+    if named is None or not _same_file(named, expected.config, expected.project):
+        return f"{where} runs another definition ({named or 'none named'}), not {expected.config}"
     if plan.event in NARROWED_EVENTS and _value(args, "--covers") != coverage_tag(plan):
         return f"{where} was written for other matchers (--covers)"
-    if plan.event == "ConfigChange" and needs_flag and FLAG not in args:
+    if plan.event == "ConfigChange" and expected.needs_flag and FLAG not in args:
         return f"{where} no longer runs {SETTINGS_GUARD} ({FLAG} is gone)"
     return None
 
 
-def _args(handler: dict[str, Any]) -> list[str] | None:
-    """The ``hookrails hook`` arguments of a command handler (exec or shell form)."""
+def _command(handler: dict[str, Any]) -> tuple[list[str], list[str]] | None:
+    """(the program's words, the ``hook`` arguments) of a command handler, exec or shell
+    form; ``None`` when it cannot be read."""
+    command = handler.get("command")
+    if not isinstance(command, str):
+        return None
     args = handler.get("args")
     if isinstance(args, list):
-        return [a for a in args if isinstance(a, str)]
+        if not all(isinstance(a, str) for a in args) or args[:1] != ["hook"]:
+            return None
+        return [command], args[1:]
     try:
-        words = shlex.split(str(handler.get("command", "")))
+        words = shlex.split(command)
     except ValueError:
         return None
-    return words[words.index("hook") + 1 :] if "hook" in words else None
+    if "hook" not in words:
+        return None
+    at = words.index("hook")
+    return words[:at], words[at + 1 :]
+
+
+def _our_program(program: list[str]) -> bool:
+    """The program is this installation of hookrails: its script (next to this Python,
+    the one running now, or ``hookrails`` on the PATH resolving to one of those), or this
+    Python with ``-m guardrails``. Another file named ``hookrails`` is not."""
+    import shutil
+    import sys
+
+    def real(path: str | None) -> str | None:
+        return os.path.realpath(os.path.expanduser(path)) if path else None
+
+    here = os.path.dirname(sys.executable)
+    scripts = {real(os.path.join(here, name)) for name in ("hookrails", "hookrails.exe")}
+    if posixpath.basename(sys.argv[0]).startswith("hookrails"):
+        scripts.add(real(sys.argv[0]))
+    if len(program) == 1:
+        name = program[0]
+        found = name if "/" in name or os.sep in name else shutil.which(name)
+        return found is not None and real(found) in scripts
+    return program[1:] == ["-m", "guardrails"] and real(program[0]) == real(sys.executable)
+
+
+def _unexpected(args: list[str]) -> str | None:
+    """What in ``args`` install never writes (another option, shell syntax), as the end
+    of a sentence; ``None`` when there is nothing."""
+    i = 0
+    while i < len(args):
+        name, eq, _ = args[i].partition("=")
+        if name in _VALUED:
+            i += 1 if eq else 2
+            if i > len(args):
+                return f"has {name} without a value"
+        elif args[i] in _FLAGS:
+            i += 1
+        else:
+            return f"runs with {args[i]!r}, which install does not write"
+    return None
 
 
 def _value(args: list[str], *names: str) -> str | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,18 @@ def set_arg(handler: dict[str, Any], flag: str, value: str) -> None:
     args[args.index(flag) + 1] = value
 
 
+def to_shell(handler: dict[str, Any], suffix: str = "") -> None:
+    """The exec-form handler written in shell form, with ``suffix`` after it."""
+    words = [handler["command"], *handler.pop("args")]  # args start with "hook"
+    handler["command"] = " ".join(map(shlex.quote, words)) + suffix
+
+
+def http_instead(handler: dict[str, Any]) -> None:
+    for key in ("command", "args"):
+        handler.pop(key)
+    handler.update(type="http", url="http://127.0.0.1:9/v1/claude/hook")
+
+
 # --- what must be blocked: (case, edit) ------------------------------------------------------
 
 REMOVED: list[tuple[str, Edit]] = [
@@ -178,6 +191,23 @@ NARROWED: list[tuple[str, Edit]] = [
     (
         "--protect-settings dropped",
         lambda d: drop_arg(ours(d, "ConfigChange"), "--protect-settings", False),
+    ),
+    (
+        "shell form whose answer is thrown away",
+        lambda d: to_shell(ours(d, "PreToolUse"), " >/dev/null 2>&1 || true; exit 0"),
+    ),
+    (
+        "another program named hookrails",
+        lambda d: ours(d, "PreToolUse").update(command="/tmp/agent-owned/hookrails"),
+    ),
+    (
+        "an http handler in place of the command",
+        lambda d: http_instead(ours(d, "PreToolUse")),
+    ),
+    ("a shorter timeout", lambda d: ours(d, "Stop").update(timeout=1)),
+    (
+        "records elsewhere",
+        lambda d: ours(d, "PreToolUse")["args"].extend(["--ledger", "/tmp/elsewhere.db"]),
     ),
     (
         "shell form to another definition",
@@ -273,6 +303,8 @@ BENIGN: list[tuple[str, Edit]] = [
         lambda d: d["hooks"]["Stop"].append(copy.deepcopy(d["hooks"]["Stop"][0])),
     ),
     ("disableAllHooks false", lambda d: d.update(disableAllHooks=False)),
+    ("a longer timeout", lambda d: ours(d, "PreToolUse").update(timeout=3600)),
+    ("the same handler in shell form", lambda d: to_shell(ours(d, "PreToolUse"))),
 ]
 
 
@@ -350,3 +382,41 @@ def test_the_hint_can_be_replaced() -> None:
     assert ProtectGuardSettings(hint="Ask Ops.").hint == "Ask Ops."
     with pytest.raises(TypeError):
         ProtectGuardSettings(hint=3)  # type: ignore[arg-type]
+
+
+def test_no_ledger_is_a_weakening_when_the_install_keeps_a_ledger(
+    project: Path, tmp_path: Path
+) -> None:
+    """The guard's own process records (the install keeps a ledger): a handler that stops
+    recording loses the halts, budgets and counts other processes read from it."""
+    from guardrails import Ledger
+
+    edit(project, lambda d: ours(d, "PreToolUse")["args"].append("--no-ledger"))
+    assert not decide(project).blocked  # a process without a ledger: installed --no-ledger
+    definition = load_definition(str(project / "agent.yaml"))
+    guard_settings(definition)
+    with Ledger(str(tmp_path / "ledger.db")) as ledger:
+        guard = Guard(definition, ledger=ledger)
+        payload = {
+            "session_id": "s1",
+            "cwd": str(project),
+            "hook_event_name": "ConfigChange",
+            "source": "project_settings",
+            "file_path": str(settings_file(project)),
+        }
+        d = guard.emit_sync(Event.from_claude(payload))
+    assert d.blocked and "--no-ledger" in (d.reason or "")
+
+
+def test_an_http_install_with_the_guard_in_the_definition_stays_whole(project: Path) -> None:
+    """docs/builtins.md: an http install binds the guard in the definition, and `serve`
+    runs it; its handlers are all http ones, which is what install wrote."""
+    text = AGENT + "  ConfigChange:\n    - hooks: [protect_guard_settings]\n"
+    (project / "agent.yaml").write_text(text)
+    settings_file(project).unlink()
+    install(str(project / "agent.yaml"), project_dir=str(project), http="http://127.0.0.1:8787")
+    edit(project, lambda d: d.update(permissions={"allow": ["Read"]}))
+    d = decide(project)
+    assert not d.blocked, d.reason
+    edit(project, lambda d: d["hooks"].pop("PreToolUse"))
+    assert decide(project).blocked
