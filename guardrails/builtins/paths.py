@@ -26,6 +26,7 @@ name or code is computed) is the worst case: the ``opaque`` option decides.
 
 from __future__ import annotations
 
+import copy
 import glob as _glob
 import os
 import posixpath
@@ -67,6 +68,24 @@ _TARGET_HINT: Final = (
 )
 
 
+def _guard_files(source: str | None) -> tuple[str, ...]:
+    """Globs of the files that hold the guard: the definition file ``source`` and Claude
+    Code's user settings (``$CLAUDE_CONFIG_DIR``, else ``~/.claude``)."""
+    folder = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
+    found = [_literal(os.path.abspath(folder)) + "/settings*.json"]
+    if source:
+        found.append(_literal(os.path.realpath(source)))
+    return tuple(found)
+
+
+def _literal(path: str) -> str:
+    """``path`` as a glob that matches only itself."""
+    return _GLOB_SPECIAL.sub(r"\\\g<0>", path)
+
+
+_GLOB_SPECIAL: Final = re.compile(r"[*?\[\]{}()!|@+\\]")
+
+
 class _Hit:
     """One protected path a call reaches: definite (``glob``), or not seen (``opaque``)."""
 
@@ -93,7 +112,8 @@ class ProtectPaths:
     ``paths``: globs (default ``DEFAULT_PROTECTED_PATHS``: ``**/.env*`` except
     ``.env*.example``/``.sample``/``.template``/``.dist``, ``**/*.pem``, SSH
     private keys ``**/id_{rsa,dsa,ecdsa,ed25519}*``, ``.git/**`` and Claude Code's project
-    settings ``.claude/settings*.json``, which hold hookrails' own hooks).
+    settings ``.claude/settings*.json``, which hold hookrails' own hooks; and, the guard's
+    own files, the definition file and Claude Code's user ``settings*.json``).
     ``message``: the deny reason, with optional ``{path}``, ``{glob}`` and
     ``{tool}`` fields; ``hint``: the advice that follows it. ``opaque``
     (``deny``, the default; ``ask``; ``allow``): the answer when the guard
@@ -123,6 +143,10 @@ class ProtectPaths:
             raise ValueError("paths must name at least one glob")
         self.paths = tuple(paths)
         self._rules = PathRules(paths)
+        #: with the default paths, the same guard protecting the definition file and Claude
+        #: Code's user settings too, per (definition file, settings folder): see _for
+        self._defaults = paths is DEFAULT_PROTECTED_PATHS
+        self._views: dict[tuple[str, ...], ProtectPaths] = {}
         if message is not None:
             if not isinstance(message, str) or not message.strip():
                 raise ValueError("message must be a non-empty string")
@@ -154,7 +178,7 @@ class ProtectPaths:
             root = (project, git_top(cwd))  # working outside the project: its own too
         tool = event.tool_name
         hidden: _Hit | None = None
-        for hit in self._hits(event, ctx, tool_input, cwd, root):
+        for hit in self._for(ctx)._hits(event, ctx, tool_input, cwd, root):
             if hit.opaque is None:
                 return HookResult.deny(self._reason(hit, tool, cwd), hint=self.hint)
             hidden = hidden or hit
@@ -171,6 +195,24 @@ class ProtectPaths:
         if self.opaque == "ask":
             return HookResult.ask(f"{reason}\n{hint}")
         return HookResult.deny(reason, hint=hint)
+
+    def _for(self, ctx: Any) -> ProtectPaths:
+        """This guard, and with the default paths the one that also protects the files
+        that hold the guard itself: the definition file (the next event loads it again)
+        and Claude Code's user settings (hookrails' handlers when installed there). Made
+        once per pair of them."""
+        if not self._defaults:
+            return self
+        extra = _guard_files(getattr(getattr(ctx, "definition", None), "source", None))
+        view = self._views.get(extra)
+        if view is None:
+            view = copy.copy(self)
+            view._rules = PathRules((*self.paths, *extra))
+            view._defaults, view._views = False, {}
+            if len(self._views) >= 64:
+                self._views.clear()
+            self._views[extra] = view
+        return view
 
     def _reason(self, hit: _Hit, tool: str, cwd: str) -> str:
         shown = _shown(hit.path, cwd)

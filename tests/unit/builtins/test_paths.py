@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from guardrails import AgentDefinition, DefinitionError, Guard
+from guardrails import AgentDefinition, DefinitionError, Guard, PreToolUse
 from guardrails.builtins import ProtectPaths, protect_paths
 from guardrails.builtins.paths import DEFAULT_PROTECTED_PATHS
 from guardrails.definition.model import ToolSpec
@@ -567,3 +567,52 @@ def test_the_reason_for_unnamed_members_names_the_protected_path(project: Path) 
 def test_inline_code_naming_a_protected_path_it_writes_is_denied(project: Path) -> None:
     command = "python3 -c \"p = '.env'; open(p, 'w').write('x')\""
     assert verdict(project, "Bash", {"command": command}) == "deny"
+
+
+GUARDED_DEFINITION = "name: a\nhooks:\n  PreToolUse:\n    - hooks: [protect_paths]\n"
+
+
+@pytest.mark.parametrize(
+    ("tool", "target"),
+    [
+        ("Write", "{project}/agent.yaml"),
+        ("Edit", "agent.yaml"),
+        ("Bash", "echo 'hooks: {{}}' > agent.yaml"),
+        ("Bash", "sed -i s/protect_paths/allow/ {project}/agent.yaml"),
+        ("Write", "{config}/settings.json"),
+        ("Bash", "cp x {config}/settings.local.json"),
+    ],
+)
+def test_the_files_that_hold_the_guard_are_protected_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tool: str, target: str
+) -> None:
+    """The definition file (its next event loads it again) and Claude Code's user settings
+    (hookrails' handlers, for a user install): rewriting either switches the guard off."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "agent.yaml").write_text(GUARDED_DEFINITION)
+    config = tmp_path / "home" / ".claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    guard = Guard(AgentDefinition.from_file(str(project / "agent.yaml")), ledger=False)
+    text = target.format(project=project, config=config)
+    key = {"Write": "file_path", "Edit": "file_path", "Bash": "command"}[tool]
+    tool_input: dict[str, Any] = {key: text}
+    decision = guard.emit_sync(PreToolUse(session_id="s", cwd=str(project), tool_name=tool,
+                                          tool_input=tool_input))  # fmt: skip
+    assert decision.decision == "deny", decision.reason
+    other = {key: text.replace("agent.yaml", "notes.yaml").replace("settings", "other")}
+    decision = guard.emit_sync(
+        PreToolUse(session_id="s", cwd=str(project), tool_name=tool, tool_input=other)
+    )
+    assert decision.decision == "allow", decision.reason
+
+
+def test_paths_of_its_own_protect_only_those(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "agent.yaml").write_text(GUARDED_DEFINITION)
+    guard = ProtectPaths(paths=["secrets/**"])
+    definition = AgentDefinition.from_file(str(project / "agent.yaml"))
+    event = PreToolUse(session_id="s", cwd=str(project), tool_name="Write",
+                       tool_input={"file_path": "agent.yaml"})  # fmt: skip
+    assert guard(event, type("Ctx", (), {"definition": definition})()) is None
