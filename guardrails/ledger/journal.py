@@ -181,11 +181,23 @@ def append_gate(path: str, session_id: str, agent: str, ops: list[Op], durable: 
     except OSError:
         return False
     try:
-        if os.path.exists(_marker(path, session_id, agent)):
+        if may_be_halted(path, session_id, agent):
             return False
         return append(path, ops, durable)
     finally:
         os.close(fd)
+
+
+def may_be_halted(path: str, session_id: str, agent: str) -> bool:
+    """Whether the session's halt marker is there, or cannot be looked at (a folder this
+    process may not read): only a marker surely absent lets a gate skip the store."""
+    try:
+        os.stat(_marker(path, session_id, agent))
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def mark_halted(path: str, session_id: str, agent: str) -> None:
@@ -307,7 +319,7 @@ class JournalLedger:
         if (
             self._store is None
             and os.path.isdir(halts_folder(path))
-            and not os.path.exists(_marker(path, session_id, agent))
+            and not may_be_halted(path, session_id, agent)
         ):
             return None
         return self.store().session_state(session_id, agent)

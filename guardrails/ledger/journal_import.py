@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 
 from . import spool as spooled
 from .journal import _marker, halts_folder, journal_path, mark_halted, waiting
@@ -156,8 +157,8 @@ def seed_halts(conn: sqlite3.Connection, path: str, timeout: float = 5.0) -> Non
             name = os.path.basename(_marker(path, session_id, agent))
             os.close(os.open(os.path.join(work, name), os.O_WRONLY | os.O_CREAT, 0o600))
         os.rename(work, folder)
-    finally:
-        conn.execute("COMMIT")
+    finally:  # it only read: ended without a COMMIT that could hide what went wrong
+        rollback(conn)
 
 
 class MarkingSettle(Settle):
@@ -168,8 +169,25 @@ class MarkingSettle(Settle):
     path: str
 
     def __call__(self, conn: Any, ops: list[Op]) -> list[Op]:
-        mark_halted(self.path, self.decision.event.session_id, self.agent)
+        try:
+            mark_halted(self.path, self.decision.event.session_id, self.agent)
+        except OSError:  # no marker: then no markers at all, so no gate is journaled past
+            retire_halts(self.path)  # the halt (raises when even that fails: spooled)
         return super().__call__(conn, ops)
+
+
+def retire_halts(path: str) -> None:
+    """Take the halt markers' folder of ``path`` away (renamed, then removed): without it
+    no gate is journaled, and the next writer that opens the file makes it again from the
+    halts the file holds (:func:`seed_halts`). Raises ``OSError`` when it cannot."""
+    import shutil
+
+    folder = halts_folder(path)
+    if not os.path.isdir(folder):
+        return
+    gone = f"{folder}.retired-{os.getpid()}-{time.monotonic_ns()}"
+    os.rename(folder, gone)
+    shutil.rmtree(gone, ignore_errors=True)
 
 
 def marking(settle: Settle, path: str) -> MarkingSettle:

@@ -291,3 +291,45 @@ def test_a_writer_looks_for_a_journal_at_most_once_a_millisecond(
     assert poll() is False  # asked again within the interval: not looked
     clock[0] += journal._POLL_SECONDS
     assert poll() is True
+
+
+def test_a_marker_that_cannot_be_looked_at_sends_the_gate_to_the_store(
+    tmp_path: Path, definition: AgentDefinition, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A halt marker this process may not stat (a folder of another user, mode 0700) is not
+    "no marker": the gate takes the store, which knows whether the session is halted."""
+    path = tmp_path / "ledger.db"
+    _ready(path)
+    _hook_process(path, definition, _pre("halt", "t1"))
+    real_stat = journal.os.stat
+
+    def stat(target: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(target).startswith(halts_folder(str(path)) + "/"):
+            raise PermissionError(13, "Permission denied", str(target))
+        return real_stat(target, *args, **kwargs)
+
+    monkeypatch.setattr(journal.os, "stat", stat)
+    assert _hook_process(path, definition, _pre("ls", "t2")).journaled == 0
+    assert _calls(path)[-1] == ("t2", "deny", "denied")
+
+
+def test_a_halt_whose_marker_cannot_be_made_is_committed_and_journals_no_gate(
+    tmp_path: Path, definition: AgentDefinition, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before, the whole halt was spooled (the file was writable) and the next hook
+    process, seeing no marker, journaled the halted session's call as allowed."""
+    from guardrails.ledger import journal_import
+
+    path = tmp_path / "ledger.db"
+    _ready(path)
+
+    def cannot(path: str, session_id: str, agent: str) -> None:
+        raise IsADirectoryError(21, "Is a directory", "marker")
+
+    monkeypatch.setattr(journal_import, "mark_halted", cannot)
+    _hook_process(path, definition, _pre("halt", "t1"))
+    assert _calls(path)[-1] == ("t1", "deny", "denied")  # committed, not spooled
+    monkeypatch.undo()
+    later = _hook_process(path, definition, _pre("ls", "t2"))
+    assert later.journaled == 0
+    assert _calls(path)[-1] == ("t2", "deny", "denied")
