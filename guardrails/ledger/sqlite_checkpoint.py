@@ -58,6 +58,9 @@ class Checkpointer:
         if self._writer is not None:  # a long-lived writer: the thread checkpoints from now
             try:
                 self._writer.execute(f"PRAGMA wal_autocheckpoint = {INLINE_PAGES}")
+                # a WAL file never shrinks by itself: without a limit, once it passed
+                # _WAL_BYTES its size would ring for a checkpoint every _CHECK_EVERY commits
+                self._writer.execute(f"PRAGMA journal_size_limit = {_WAL_BYTES // 4}")
             except sqlite3.Error:
                 return
             self._writer = None

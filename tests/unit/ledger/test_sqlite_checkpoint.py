@@ -75,3 +75,30 @@ def test_close_ends_the_thread_and_the_next_open_checkpoints_anew(
         assert again._checkpoints is not first
         _wait_for(lambda: again._checkpoints.runs > 0)
     assert value(ledger_path, "SELECT count(*) FROM tool_calls") == 40
+
+
+def test_a_wal_that_grew_past_the_bound_does_not_ring_on_every_look(
+    ledger_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A WAL file never shrinks by itself: the writer limits it (journal_size_limit), so
+    after one checkpoint past the bound, small commits ring for no other (before, one per
+    _CHECK_EVERY commits for the rest of the process, each an fsync of WAL and file)."""
+    monkeypatch.setattr(ckpt, "_CHECK_EVERY", 4)
+    with Ledger(ledger_path) as ledger:
+        session = Guard(AgentDefinition(name="ckpt"), ledger=ledger).session("s").sync
+        for i in range(ckpt._WAL_BYTES // 16_000):  # big results: the WAL grows past the bound
+            assert session.run_tool("echo", {"n": i}, lambda n: "x" * 20_000).ok
+        _wait_for(lambda: ledger._checkpoints.runs > 0)
+        _calls(ledger, 2)  # a write after the checkpoint starts the WAL over, cut to size
+        runs = _settled(ledger)
+        _calls(ledger, 40)  # small calls: ten looks at the WAL
+        assert _settled(ledger) == runs
+
+
+def _settled(ledger: Ledger) -> int:
+    """The checkpoint thread's runs once no new one started for a while (it was rung)."""
+    runs = -1
+    while runs != ledger._checkpoints.runs:
+        runs = ledger._checkpoints.runs
+        time.sleep(0.3)
+    return runs
