@@ -34,12 +34,15 @@ __all__ = [
 #: a chain runs timed hook by hook until it answered this many times in a row within its
 #: shortest limit; then it is timed once per event (docs/design.md §5, "timing")
 QUIET_RUNS: Final = 8
-#: events whose answer does more than its hooks say: a new turn (UserPromptSubmit,
-#: SessionStart), the session let go (SessionEnd), Claude's own ask that an approver may
-#: settle (PermissionRequest)
-_NOT_PLAIN: Final = frozenset(
-    {"UserPromptSubmit", "SessionStart", "SessionEnd", "PermissionRequest"}
-)
+#: events that start a turn: a fresh injection budget, and a halt is over
+NEW_TURN: Final = frozenset({"UserPromptSubmit", "SessionStart"})
+#: the event whose session is let go once it is decided
+SESSION_END: Final = "SessionEnd"
+#: the event whose undecided ask is Claude's own, for the Guard's approver
+OWN_ASK: Final = "PermissionRequest"
+#: events whose answer does more than its hooks say (dispatch's quiet path skips none of
+#: them): a new turn, the session let go, Claude's own ask an approver may settle
+_NOT_PLAIN: Final = NEW_TURN | {SESSION_END, OWN_ASK}
 
 
 class Binding:

@@ -23,7 +23,10 @@ from ..errors import HookFailure, describe
 from ..events import STOP_EVENTS, TOOL_EVENTS, TOOL_NAME_EVENTS
 from ..results import STOP_BLOCK_CAP, Decision, allowed
 from .approval import approve, approve_sync
+from .chains import NEW_TURN as _NEW_TURN
+from .chains import OWN_ASK as _OWN_ASK
 from .chains import QUIET_RUNS
+from .chains import SESSION_END as _SESSION_END
 from .merge import Merge
 from .threads import in_thread
 from .toolrun import new_tool_use_id
@@ -54,8 +57,6 @@ _PAST_END = object()
 #: the sealed event classes (``_frozen.seal``: an event of one is read-only already), each
 #: with its ``event_name`` and ``subject_field`` (class attributes, read once here)
 _sealed: dict[type, tuple[str, str | None]] = {}
-#: events that start a turn: a fresh injection budget, and a halt is over
-_NEW_TURN = frozenset({"UserPromptSubmit", "SessionStart"})
 #: ``StateChange`` and ``current`` of ``guardrails.ledger.session_state``, once a ledger
 #: needs them (see ``_load_state``)
 _state: _StateNames | None = None
@@ -66,7 +67,6 @@ _PLAIN = frozenset(HAND_WRITTEN)
 #: events whose ask goes to the Guard's approver (the others' ask goes to the host); a
 #: PermissionRequest no hook decided goes there too (it is Claude's own ask)
 _APPROVED = frozenset({"PreToolUse", "PermissionRequest"})
-_OWN_ASK = "PermissionRequest"
 #: events a halted session refuses until the next prompt: they would run something
 _HALTED_REFUSES = frozenset({"PreToolUse", "PreSkillShellCommand", "PermissionRequest"})
 #: the turns (one fresh token per turn) this context holds: a hook emitting into its own
@@ -213,7 +213,7 @@ def _decide_sync(guard: Guard, event: Event, session: Session, owner: bool) -> D
         elif plan.quiet >= QUIET_RUNS and guard.ledger is None:
             done = run_untimed(guard, event, session, plan)
         if type(done) is Decision:
-            if guard.ledger is None and event.event_name != "SessionEnd":
+            if guard.ledger is None and event.event_name != _SESSION_END:
                 return done  # what ``recorded`` would leave as it is: an allow, not recorded
             return recorded(guard, done, session, owner, True)
         if done is not None:  # the chain stopped being quiet: the timed loop goes on
@@ -480,7 +480,7 @@ def recorded(
             )
         if change is not None:
             session._settled(settled, change)
-    if decision.event.event_name == "SessionEnd":
+    if decision.event.event_name == _SESSION_END:
         guard._forget(session)  # a long-running Guard forgets it
     return decision
 
