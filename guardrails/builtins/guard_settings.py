@@ -27,6 +27,7 @@ import os
 import posixpath
 import shlex
 
+from ..definition.deadlines import settings_timeout
 from ..definition.install_plan import (
     NARROWED_EVENTS,
     SETTINGS_GUARD,
@@ -132,7 +133,7 @@ def weakened(event: Any, definition: AgentDefinition | None, *, records: bool = 
         h[2].get("type") == "command" and is_ours(h[2]) for h in handlers
     )
     expected = _Expected(
-        config, project, needs_flag, records, _settings_timeout(definition), commands
+        config, project, needs_flag, records, settings_timeout(definition), commands
     )
     for plan, closed in deciding_plans(definition, protect_settings=True):
         ours = [h for h in handlers if h[0] == plan.event and is_ours(h[2])]
@@ -247,12 +248,6 @@ def _in_hook_process() -> bool:
     import sys
 
     return sys.argv[1:2] == ["hook"]
-
-
-def _settings_timeout(definition: AgentDefinition) -> int:
-    from ..claude_code.failure_policy import settings_timeout
-
-    return settings_timeout(definition)
 
 
 #: the ``hookrails hook`` options ``install`` writes: those that take a value, and flags

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 
 from .._event_table import PERMISSION_EVENTS, REFUSALS
+from ..definition.deadlines import DEADLINE_GRACE, SETTINGS_GRACE, deadline, settings_timeout
 from ..errors import OutputError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from ..definition.install_plan import fails_closed as fails_closed
     from ..definition.install_plan import fails_closed_with as fails_closed_with
     from ..definition.install_plan import on_failure_counts as on_failure_counts
-    from ..definition.model import AgentDefinition
     from ..dispatch.guard import Guard
     from ..dispatch.session import Session
     from ..events import Event
@@ -80,14 +80,6 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-#: seconds beyond the Guard's own worst case (hooks start within ``event_budget``, the
-#: last one may run its whole timeout) for the ledger write and scheduling
-DEADLINE_GRACE = 1.0
-#: seconds Claude waits beyond the longest deadline: a hook process starts and loads the
-#: definition before its watchdog runs (a cold cache imports pydantic and the hooks)
-SETTINGS_GRACE = 5.0
-
-
 def _canonical(name: str | None) -> str | None:
     from ..events import known_event_name  # lazy: this module is imported before events is
 
@@ -101,36 +93,6 @@ def failure_exit(event_name: str | None, closed: bool) -> int:
     if not closed:
         return 1
     return 0 if _canonical(event_name) == "PermissionRequest" else 2
-
-
-def deadline(definition: AgentDefinition, event_name: str) -> float:
-    """Seconds deciding ``event_name`` may take before it is answered as undecided.
-
-    The Guard starts hooks within ``event_budget``; the last one may then run its
-    whole timeout (its own, else its matcher's, else ``DEFAULT_TIMEOUT``). So: the
-    budget, plus the longest such timeout among the event's hooks, plus
-    :data:`DEADLINE_GRACE`. A late answer therefore only ever replaces a hook
-    that overran its own timeout. (An approver's time is the host's to add.)
-    """
-    from ..definition.model import DEFAULT_TIMEOUT
-
-    name = _canonical(event_name) or event_name
-    longest = 0.0
-    for m in definition.hooks.get(name) or ():
-        for hook in m.resolved:
-            longest = max(longest, float(hook.timeout or m.timeout or DEFAULT_TIMEOUT))
-    return float(definition.event_budget) + longest + DEADLINE_GRACE
-
-
-def settings_timeout(definition: AgentDefinition) -> int:
-    """The ``timeout`` (whole seconds) for Claude's handlers: longer than every event's
-    :func:`deadline` by :data:`SETTINGS_GRACE`, so our own watchdog always answers first."""
-    import math
-
-    from ..events import EVENT_NAMES
-
-    longest = max(deadline(definition, name) for name in EVENT_NAMES)
-    return math.ceil(longest + SETTINGS_GRACE)
 
 
 def verdict(event_name: str | None, closed: bool) -> str:
