@@ -27,7 +27,6 @@ import os
 import posixpath
 import shlex
 
-from ..definition.deadlines import settings_timeout
 from ..definition.install_plan import (
     NARROWED_EVENTS,
     SETTINGS_GUARD,
@@ -36,6 +35,7 @@ from ..definition.install_plan import (
     deciding_plans,
     is_ours,
 )
+from ..definition.undecided import settings_timeout
 from ..results import HookResult
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms

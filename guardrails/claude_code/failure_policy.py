@@ -30,16 +30,22 @@ from __future__ import annotations
 import json
 
 from .._event_table import PERMISSION_EVENTS, REFUSALS
-from ..definition.deadlines import DEADLINE_GRACE, SETTINGS_GRACE, deadline, settings_timeout
+from ..definition.undecided import (
+    DEADLINE_GRACE,
+    SETTINGS_GRACE,
+    deadline,
+    fails_closed,
+    fails_closed_with,
+    on_failure_counts,
+    settings_timeout,
+)
+from ..definition.undecided import canonical as _canonical
 from ..errors import OutputError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..definition.install_plan import fails_closed as fails_closed
-    from ..definition.install_plan import fails_closed_with as fails_closed_with
-    from ..definition.install_plan import on_failure_counts as on_failure_counts
     from ..dispatch.guard import Guard
     from ..dispatch.session import Session
     from ..events import Event
@@ -64,26 +70,6 @@ __all__ = [
     "undecided_session",
     "verdict",
 ]
-
-#: what this module answers from ``definition.install_plan``, imported on first use: a hook
-#: process that decides its event never needs them (and the install planner is large)
-_FROM_INSTALL_PLAN = frozenset({"fails_closed", "fails_closed_with", "on_failure_counts"})
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _FROM_INSTALL_PLAN:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from ..definition import install_plan
-
-    value = getattr(install_plan, name)
-    globals()[name] = value
-    return value
-
-
-def _canonical(name: str | None) -> str | None:
-    from ..events import known_event_name  # lazy: this module is imported before events is
-
-    return known_event_name(name)
 
 
 def failure_exit(event_name: str | None, closed: bool) -> int:

@@ -3,7 +3,7 @@
 ``install`` adds, per event the definition binds, one handler in a matcher group
 of its own. On the tool events its ``matcher`` (and on a lone ``Bash`` rule its
 ``if``) lets through only the calls the definition's matchers can match
-(:mod:`~guardrails.claude_code.install_plan`): a call no hookrails matcher can
+(:mod:`~guardrails.definition.install_plan`): a call no hookrails matcher can
 match starts no process. With a ledger (the default) record-only handlers
 (``async``: the agent never waits) hear every PostToolUse and
 PostToolUseFailure the deciding handlers do not, and every PostToolBatch, so
@@ -64,13 +64,10 @@ import os
 import shlex
 import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..definition.install_plan import HOOK_ROUTE, EventPlan, is_ours, watched_files
 from ..errors import DefinitionError, SettingsError
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = [
     "DEFAULT_URL",
@@ -187,7 +184,7 @@ def _setup(config: str, protect_settings: bool = False) -> _Setup:
 
 
 def plans_for(config: str) -> list[Any]:
-    """The :class:`~guardrails.claude_code.install_plan.EventPlan` of each event ``install``
+    """The :class:`~guardrails.definition.install_plan.EventPlan` of each event ``install``
     writes command hooks for, for ``hookrails check``: which calls reach hookrails."""
     return list(_setup(config).plans.values())
 
@@ -331,7 +328,7 @@ def install(
     """Put hookrails' handlers for the definition in ``config`` into the settings file.
 
     Command hooks (the default) run ``hookrails hook`` only for the tool calls the
-    definition's matchers can match (:mod:`~guardrails.claude_code.install_plan`);
+    definition's matchers can match (:mod:`~guardrails.definition.install_plan`);
     with ``ledger`` (the default) record-only async handlers close every call's row.
     ``http``: a ``hookrails serve`` URL (the base or the whole ``/v1/claude/hook``);
     http handlers then replace command handlers, with ``token`` sending

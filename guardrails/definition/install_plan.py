@@ -34,7 +34,7 @@ What is written:
 Also here, because a built-in judges settings by them (``protect_guard_settings``:
 the ``definition`` layer is the one both ``builtins`` and ``claude_code`` stand on):
 which handlers are hookrails' (:func:`is_ours`) and which events fail closed
-(:func:`fails_closed`, the policy every Claude host shares).
+(:func:`.undecided.fails_closed`, the policy every Claude host shares).
 
 Light on purpose: ``hookrails hook`` imports it to check that the handler it
 runs for was written for the definition as it is now (:func:`coverage_tag`).
@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import re
 
-from .._event_table import ON_FAILURE_EVENTS, REFUSALS
+from .undecided import fails_closed, on_failure_counts
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
@@ -62,11 +62,8 @@ __all__ = [
     "claude_fires",
     "coverage_tag",
     "deciding_plans",
-    "fails_closed",
-    "fails_closed_with",
     "glob_to_js",
     "is_ours",
-    "on_failure_counts",
     "plan_event",
     "plan_matchers",
     "watched_files",
@@ -369,58 +366,6 @@ def is_ours(handler: Any) -> bool:
 def _is_script(program: str) -> bool:
     name = program.replace("\\", "/").rsplit("/", 1)[-1]
     return name in ("hookrails", "hookrails.exe")
-
-
-def _canonical(name: str | None) -> str | None:
-    from ..events import known_event_name  # lazy: a hook process may not need events yet
-
-    return known_event_name(name)
-
-
-def fails_closed(
-    definition: AgentDefinition | None, event_name: str | None, *, unknown: bool = False
-) -> bool:
-    """Whether ``event_name`` refuses (deny, block) when it cannot be decided.
-
-    PreToolUse: always. Another event: when any matcher bound to it has the
-    effective ``on_failure: block`` (its own, else the event's default); an
-    event the definition does not bind (or no definition, when it did not load)
-    follows the default (``DEFAULT_ON_FAILURE``). ``unknown`` answers for an
-    event that is not one of hookrails' or is not known at all (``None``: the
-    input could not be read, so it may be a PreToolUse).
-    """
-    name = _canonical(event_name)
-    if name is None:
-        return unknown
-    if name == "PreToolUse":
-        return True
-    if name not in REFUSALS:
-        return False
-    matchers = definition.hooks.get(name) if definition is not None else None
-    return fails_closed_with(name, [m.on_failure for m in matchers or ()])
-
-
-def fails_closed_with(event_name: str, on_failures: Iterable[str | None]) -> bool:
-    """:func:`fails_closed` from the matchers' declared ``on_failure`` values (``None``:
-    unset), for a caller that read them without loading the definition."""
-    from .model import DEFAULT_ON_FAILURE
-
-    name = _canonical(event_name) or event_name
-    if name == "PreToolUse":
-        return True
-    if name not in REFUSALS:
-        return False
-    default = DEFAULT_ON_FAILURE.get(name, "continue")
-    values = list(on_failures)
-    if not values:
-        return default == "block"
-    return any((v or default) == "block" for v in values)
-
-
-def on_failure_counts(event_name: str | None) -> bool:
-    """Whether Claude honours a handler's ``onFailure: block`` on ``event_name`` (a hook
-    that could not run counts as a refusal there); elsewhere Claude ignores it."""
-    return _canonical(event_name) in ON_FAILURE_EVENTS
 
 
 def watched_files(definition: AgentDefinition) -> list[str]:

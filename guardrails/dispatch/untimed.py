@@ -39,7 +39,7 @@ _perf = time.perf_counter
 
 def run_untimed(guard: Guard, event: Event, session: Session, plan: Plan) -> Decision | Resume:
     """Run the hooks of ``plan`` that ``event``'s input selects with one clock reading
-    (a chain whose hooks all run has this loop inlined in ``loop._decide_sync``). Every
+    (a chain whose hooks all run has this loop inlined in ``loop.emit_sync``). Every
     hook said nothing within the chain's limit: the Decision. Otherwise the Merge the timed
     loop goes on with."""
     bindings = plan.bindings
