@@ -113,28 +113,20 @@ class PostgresLedger(Ledger):
         from .postgres_schema import apply_migrations, schema_version
 
         self._unbound = False
-        pool: ConnectionPool[Any] = ConnectionPool(
-            self.path,
-            min_size=1,
-            max_size=max(1, self.pool_size),
-            kwargs={
-                "autocommit": True,
-                "connect_timeout": max(1, int(self.connect_timeout)),
-                "options": "-c TimeZone=UTC",
-                "application_name": "hookrails",
-            },
-            open=False,
-            timeout=self.connect_timeout,
-            reconnect_timeout=60.0,
-            name="hookrails-ledger",
-        )
+        settings: dict[str, Any] = {
+            "autocommit": True,
+            "connect_timeout": max(1, int(self.connect_timeout)),
+            "options": "-c TimeZone=UTC",
+            "application_name": "hookrails",
+        }
+        # one plain connection first: a server that refuses fails it at once, with its own
+        # words, where the pool would retry for the whole timeout (under the writer's lock,
+        # every event's write waited that long while the server was down)
         try:
-            pool.open(wait=True, timeout=self.connect_timeout)
-            with pool.connection() as conn:
+            with psycopg.connect(self.path, **settings) as conn:
                 version = schema_version(conn)
                 latest = migrations.latest_version("postgres")
                 if version > latest:
-                    pool.close()
                     self._degrade(
                         LedgerError(
                             f"this ledger has schema version {version}, newer than this "
@@ -145,6 +137,21 @@ class PostgresLedger(Ledger):
                     return
                 if version < latest:
                     apply_migrations(conn)
+        except (psycopg.Error, OSError) as exc:
+            self._degrade(exc, _kind(exc))
+            return
+        pool: ConnectionPool[Any] = ConnectionPool(
+            self.path,
+            min_size=1,
+            max_size=max(1, self.pool_size),
+            kwargs=settings,
+            open=False,
+            timeout=self.connect_timeout,
+            reconnect_timeout=60.0,
+            name="hookrails-ledger",
+        )
+        try:
+            pool.open(wait=True, timeout=self.connect_timeout)
         except (psycopg.Error, PoolTimeout, OSError) as exc:
             pool.close()
             self._degrade(exc, _kind(exc))

@@ -255,6 +255,29 @@ def test_the_server_stopped_mid_run_loses_nothing(
         led.close()
 
 
+def test_a_server_that_refuses_says_so_and_the_records_spool(tmp_path: Path) -> None:
+    """Nothing listens on the port: the ledger degrades with the server's own words (kind
+    unreachable), not a pool's "initialization incomplete" after its whole timeout, and
+    each record goes to the spool."""
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"postgresql://hookrails@127.0.0.1:{port}/none"
+    led = Ledger(url, connect_timeout=5.0)  # type: ignore[call-arg]
+    spooled = Path(led.spool_path)  # type: ignore[attr-defined]  # in the temp folder
+    try:
+        assert led.degraded is not None and "refused" in led.degraded.lower()
+        assert "pool" not in led.degraded
+        led.record(pre("c1"), 1000.0, agent="bot", tenant=None)
+        assert '"c1"' in spooled.read_text()
+    finally:
+        led.close()
+        for leftover in spooled.parent.glob(spooled.name + "*"):
+            leftover.unlink()
+
+
 # --- the ledger commands ---------------------------------------------------------------------
 
 
