@@ -135,9 +135,15 @@ def copy_ledger(source: str, dest: str) -> CopyReport:
 
     if source == dest:
         raise LedgerError("source and destination are the same ledger", path=safe_url(dest))
+    if not is_url(source) and not os.path.isfile(source):  # opening would make an empty one
+        from .query import missing_ledger
+
+        raise missing_ledger(source)
     with Ledger(source) as src_ledger:  # brings an older source up to date, never writes rows
         if src_ledger.degraded:
-            raise LedgerError(f"cannot open the source ({src_ledger.degraded})", path=source)
+            raise LedgerError(
+                f"cannot open the source ({src_ledger.degraded})", path=safe_url(source)
+            )
     with Ledger(dest) as dst_ledger:
         if dst_ledger.degraded:
             raise LedgerError(

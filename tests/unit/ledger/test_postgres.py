@@ -377,3 +377,28 @@ def test_the_sql_cookbook_runs_on_both_engines(postgres_url: str, filled_ledger:
         on_sqlite = list(run_query(filled_ledger, sql, params=given).rows)
         on_postgres = list(run_query(postgres_url, sql, params=given).rows)
         assert len(on_postgres) == len(on_sqlite), sql
+
+
+def test_copy_from_a_file_that_is_not_there_creates_nothing(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """A typo in the source: the missing-ledger error, not an empty ledger made there and
+    "0 rows" copied."""
+    typo = tmp_path / "typo.db"
+    with pytest.raises(LedgerError, match="no ledger here") as caught:
+        copy_ledger(str(typo), postgres_url)
+    assert caught.value.kind == "missing"
+    assert not typo.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_copy_never_shows_a_password(tmp_path: Path) -> None:
+    """A source URL that cannot be opened is named without its password."""
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    source = f"postgresql://hookrails:secretpw@127.0.0.1:{port}/none"
+    with pytest.raises(LedgerError) as caught:
+        copy_ledger(source, str(tmp_path / "dest.db"))
+    assert "secretpw" not in str(caught.value)
