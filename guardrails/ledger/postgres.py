@@ -51,7 +51,6 @@ __all__ = ["DEFAULT_CLAIM_LEASE", "PostgresLedger"]
 #: seconds an in-progress idempotency claim holds before another machine may take it over
 DEFAULT_CLAIM_LEASE = 900.0
 _REOPEN_INTERVAL = 1.0
-_REPORTED_NEWER: set[str] = set()
 
 
 class PostgresLedger(Ledger):
@@ -191,26 +190,9 @@ class PostgresLedger(Ledger):
 
         return spool_path(self.path)
 
-    def _degrade(self, exc: BaseException, kind: str | None = None) -> None:
-        kind = kind or _kind(exc)
-        text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        reason = f"{kind}: {text}"
-        self._kind = kind
-        self._reopen_at = time.monotonic() + _REOPEN_INTERVAL
-        if kind == "newer_schema":
-            if self.path in _REPORTED_NEWER:  # said once per process, not once per event
-                self._degraded = reason
-                return
-            _REPORTED_NEWER.add(self.path)
-        if self._degraded != reason:
-            logger().warning(
-                "hookrails ledger %s cannot be written (%s); guarding continues and records "
-                "go to %s until `hookrails ledger recover`",
-                safe_url(self.path),
-                reason,
-                self.spool_path,
-            )
-        self._degraded = reason
+    @staticmethod
+    def _error_kind(exc: BaseException) -> str:
+        return _kind(exc)
 
     # --- writing ---------------------------------------------------------------------
 

@@ -37,6 +37,7 @@ from .common import (
     logger,
     open_failure_kind,
     resolve_ledger_path,
+    safe_url,
 )
 from .journal import Poll as JournalPoll
 from .journal import waiting as _journal_waiting
@@ -346,8 +347,10 @@ class Ledger:
         return spool_path(self.path)
 
     def _degrade(self, exc: BaseException, kind: str | None = None) -> None:
-        kind = kind or error_kind(exc)
-        reason = f"{kind}: {exc}"
+        """Spool from here on, saying why once (a newer schema once per process)."""
+        kind = kind or self._error_kind(exc)
+        text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        reason = f"{kind}: {text}"
         self._kind = kind
         self._reopen_at = time.monotonic() + _REOPEN_INTERVAL
         if kind == "newer_schema":
@@ -356,7 +359,7 @@ class Ledger:
                 logger().warning(
                     "hookrails ledger %s cannot be written (%s); guarding continues and "
                     "records go to %s for `hookrails ledger recover` of a newer hookrails",
-                    self.path,
+                    safe_url(self.path),
                     reason,
                     self.spool_path,
                 )
@@ -364,11 +367,15 @@ class Ledger:
             logger().warning(
                 "hookrails ledger %s cannot be written (%s); guarding continues and records "
                 "go to %s until `hookrails ledger recover`",
-                self.path,
+                safe_url(self.path),
                 reason,
                 self.spool_path,
             )
         self._degraded = reason
+
+    @staticmethod
+    def _error_kind(exc: BaseException) -> str:  # a driver error's kind, per engine
+        return error_kind(exc)
 
     # --- writing ---------------------------------------------------------------------
 

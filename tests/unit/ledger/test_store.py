@@ -257,3 +257,23 @@ def test_prune_refuses_a_ledger_of_a_newer_schema_and_deletes_nothing(ledger_url
             prune_ledger(ledger_url, before="2100-01-01", dry_run=dry_run)
         assert caught.value.kind == "newer_schema"
     assert value(ledger_url, "SELECT count(*) FROM tool_calls") == 1
+
+
+def test_a_newer_schema_sends_records_to_a_newer_hookrails_on_both_engines(
+    ledger_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The warning says who can recover them: `recover` of this hookrails refuses a newer
+    schema (the PostgreSQL ledger used to say "until `hookrails ledger recover`")."""
+    Ledger(ledger_url).close()
+    if ledger_url.startswith("postgresql://"):
+        execute(
+            ledger_url,
+            "INSERT INTO _hookrails_migrations (number, name, applied_at) "
+            "VALUES (99, 'future', '2030-01-01')",
+        )
+    else:
+        execute(ledger_url, "PRAGMA user_version = 99")
+    with caplog.at_level("WARNING", logger="guardrails"), Ledger(ledger_url) as led:
+        assert led.degraded is not None and led.degraded.startswith("newer_schema")
+    said = [r.getMessage() for r in caplog.records if "newer" in r.getMessage()]
+    assert said and all("of a newer hookrails" in m for m in said)
