@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import logging
 
     from ..definition.model import AgentDefinition
+    from .sqlite import Ledger
 
 __all__ = [
     "DEFAULT_LEDGER",
@@ -31,6 +32,7 @@ __all__ = [
     "iso_time",
     "logger",
     "open_failure_kind",
+    "postgres_ledger_class",
     "process_alive",
     "resolve_ledger_path",
     "safe_url",
@@ -199,3 +201,17 @@ def escape_surrogates(text: str) -> str:
     import re
 
     return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def postgres_ledger_class() -> type[Ledger]:
+    """:class:`~guardrails.ledger.postgres.PostgresLedger`, imported when a URL asks for it
+    (psycopg costs a process hundreds of milliseconds; a SQLite ledger never loads it)."""
+    try:
+        from .postgres import PostgresLedger
+    except ImportError as exc:
+        raise LedgerError(
+            f"a postgresql:// ledger needs the postgres extra ({exc}): "
+            "pip install 'hookrails[postgres]'",
+            kind="missing_driver",
+        ) from None
+    return PostgresLedger

@@ -1,23 +1,22 @@
 """The SQLite store: a ledger file with every call, decision and hook run.
 
-Writes take the hot path: stdlib ``sqlite3``, WAL, ``synchronous=NORMAL`` (``durable``:
-FULL), one ``BEGIN IMMEDIATE`` transaction per event (events queued behind a writer: one
-for all, :mod:`.sqlite_group`), checkpoints on a thread (:mod:`.sqlite_checkpoint`).
-sqlite-utils only applies migrations and serves the read side. When the file cannot be
-written (read-only, full, corrupt, locked past the timeout, a newer schema) the Guard
-keeps guarding and the records go to a JSONL spool beside the database (:mod:`.spool`);
-``recover()`` imports them later (:mod:`.sqlite_recover`).
-After a commit (at most once a millisecond, and on close) :mod:`.sqlite_watch` checks
-that the file and its WAL are still the ones at the path: a file deleted or replaced
-under the writer is followed (:meth:`Ledger._follow`), never written into unseen.
+Writes take the hot path: stdlib ``sqlite3``, WAL, ``synchronous=NORMAL`` (``durable``: FULL),
+one ``BEGIN IMMEDIATE`` transaction per event (events queued behind a writer: one for all,
+:mod:`.sqlite_group`), checkpoints on a thread (:mod:`.sqlite_checkpoint`). sqlite-utils only
+applies migrations and serves the read side. When the file cannot be written (read-only, full,
+corrupt, locked past the timeout, a newer schema) the Guard keeps guarding and the records go
+to a JSONL spool beside the database (:mod:`.spool`); ``recover()`` imports them later
+(:mod:`.sqlite_recover`). After a commit (at most once a millisecond, and on close)
+:mod:`.sqlite_watch` checks that the file and its WAL are still the ones at the path: a file
+deleted or replaced under the writer is followed (:meth:`Ledger._follow`), never written into
+unseen.
 
-:class:`Ledger` implements :class:`~guardrails.ledger.store.Store`; what it writes
-for an event comes from :mod:`.records`, its idempotency keys live in
-:mod:`.sqlite_keys`, the schema in :mod:`.migrations`.
+:class:`Ledger` implements :class:`~guardrails.ledger.store.Store`; what it writes for an event
+comes from :mod:`.records`, its idempotency keys live in :mod:`.sqlite_keys`, the schema in
+:mod:`.migrations`.
 
-A hook process may open a Ledger for an event, so this module imports no more than it
-needs: ``logging``, ``pathlib``, ``contextlib``, ``threading``, ``dataclasses`` and
-``typing`` load only where they are used.
+A hook process may open a Ledger for an event, so this module imports no more than it needs:
+``logging``, ``pathlib``, ``threading``, ``typing`` and the like load where used.
 """
 
 from __future__ import annotations
@@ -36,6 +35,7 @@ from .common import (
     iso_time,
     logger,
     open_failure_kind,
+    postgres_ledger_class,
     resolve_ledger_path,
     safe_url,
 )
@@ -52,6 +52,7 @@ from .sqlite_write import begin as _begin
 from .sqlite_write import commit as _commit
 from .sqlite_write import commit_many as _commit_many
 from .sqlite_write import execute as _execute
+from .sqlite_write import is_busy
 from .sqlite_write import rollback as _rollback
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
@@ -85,20 +86,6 @@ def _catch_up(conn: sqlite3.Connection, path: str, timeout: float, opened: bool 
     from .journal_import import catch_up  # loaded when a journal waits, or at an open
 
     catch_up(conn, path, timeout, opened)
-
-
-def _postgres_class() -> type[Ledger]:
-    """:class:`~guardrails.ledger.postgres.PostgresLedger`, imported when a URL asks for it
-    (psycopg costs a process hundreds of milliseconds; a SQLite ledger never loads it)."""
-    try:
-        from .postgres import PostgresLedger
-    except ImportError as exc:
-        raise LedgerError(
-            f"a postgresql:// ledger needs the postgres extra ({exc}): "
-            "pip install 'hookrails[postgres]'",
-            kind="missing_driver",
-        ) from None
-    return PostgresLedger
 
 
 def _caps(name: str) -> property:
@@ -135,7 +122,7 @@ class Ledger:
     def __new__(cls, path: str | os.PathLike[str] | None = None, **options: Any) -> Ledger:
         asks = path is not None or options.get("definition") or is_url(os.environ.get(ENV_VAR))
         if cls is Ledger and asks and is_url(resolve_ledger_path(path, options.get("definition"))):
-            return object.__new__(_postgres_class())
+            return object.__new__(postgres_ledger_class())
         return object.__new__(cls)
 
     def __init__(
@@ -222,7 +209,7 @@ class Ledger:
     def _become_postgres(self) -> None:
         """A ``Ledger()`` whose definition names a PostgreSQL ledger becomes one, keeping
         its redaction and caps (the Guard already holds this object)."""
-        cls = _postgres_class()
+        cls = postgres_ledger_class()
         rows = self._rows
         self.__class__ = cls
         cls.__init__(self, self.path, max_output=rows.max_output, max_arguments=rows.max_arguments)
@@ -394,8 +381,15 @@ class Ledger:
             _catch_up(conn, self.path, self.busy_timeout)
         try:
             done = _commit_many(conn, items, self._rowids, self.busy_timeout)
-        except Exception:  # each on its own: it commits, escapes what SQLite refuses, or spools
-            return [self._write_one(item) for item in items]
+        except Exception as exc:  # each on its own: it commits, escapes what SQLite refuses,
+            if not is_busy(exc):  # or spools; but past busy_timeout none would get the lock
+                return [self._write_one(item) for item in items]  # sooner: k more waits
+            self._degrade(exc)
+            from .spool import append
+
+            for ops, settle in items:
+                append(self.path, ops if settle is None else settle.ops)
+            return [False] * len(items)
         self._checkpoints.committed()
         moved = None
         for ops in done:

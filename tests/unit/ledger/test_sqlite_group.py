@@ -173,6 +173,38 @@ def test_a_batch_with_a_value_sqlite_refuses_commits_each_event_on_its_own(
     assert got == ['{"text": "a"}', '{"text": "bad\\udc80"}', '{"text": "c"}']
 
 
+def test_a_batch_that_waited_out_the_lock_is_spooled_without_waiting_again(
+    ledger_path: str,
+) -> None:
+    """Another connection holds the write lock past busy_timeout: every event of the batch
+    is spooled (none would get the lock sooner), not written again one by one, each waiting
+    its own busy_timeout; recover imports them all."""
+    import sqlite3
+
+    session = _guard(None).session("s")
+    with Ledger(ledger_path, busy_timeout=0.2) as ledger:
+        pre = [
+            session.sync.pre_tool_use("echo", {"text": t}, tool_use_id=f"toolu_{t}")
+            for t in ("a", "b", "c")
+        ]
+        items = [(ledger._rows.ops(d, time.time(), agent="group", tenant=None), None) for d in pre]
+        alone: list[Any] = []
+        ledger._write_one = lambda item: alone.append(item) or True  # type: ignore[method-assign]
+        holder = sqlite3.connect(ledger_path, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        try:
+            with ledger._lock:
+                assert ledger._write_many(items) == [False, False, False]
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        assert alone == [] and ledger.degraded is not None
+        del ledger._write_one
+        report = ledger.recover()
+    assert report.imported == 3
+    assert value(ledger_path, "SELECT count(*) FROM tool_calls") == 3
+
+
 class _PausingLock:
     """A WriterLock's lock whose second non-blocking try by thread ``W2`` waits for ``go``:
     the window in which a leader takes W2's item into its batch and frees the lock."""
