@@ -565,7 +565,9 @@ class Decision:
         self.decision, self.explicit, self.halted = "deny", True, True
         self.reason = f"the agent was halted: {why}"
         self.cut_context(0, quiet=True)
-        self.notes.append(f"denied: the agent was halted before this call was recorded ({why})")
+        note = f"denied: the agent was halted before this call was recorded ({why})"
+        if note not in self.notes:  # settled again (a batch that fell back to one by one)
+            self.notes.append(note)
 
     def cut_context(self, room: int, *, quiet: bool = False) -> None:
         """Keep at most ``room`` characters of context for the model: what is left of the

@@ -510,6 +510,7 @@ def test_refuse_halted_denies_and_drops_the_context() -> None:
     d = _injected(("a", "aaaa"))
     d.explicit = True
     d.refuse_halted("the budget is spent")
+    d.refuse_halted("the budget is spent")  # settled again: a batch written one by one after
     assert (d.decision, d.halted, d.explicit, d.injections) == ("deny", True, True, [])
     assert d.reason == "the agent was halted: the budget is spent"
     assert [r.injected_chars for r in d.runs] == [0, 0]
