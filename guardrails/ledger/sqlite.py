@@ -40,6 +40,7 @@ from .common import (
     safe_url,
 )
 from .journal import Poll as JournalPoll
+from .journal import halts_folder as _halts_folder
 from .journal import waiting as _journal_waiting
 from .reader import LedgerReader
 from .records import EventRows
@@ -83,9 +84,10 @@ _KEPT_OPEN: list[sqlite3.Connection] = []
 
 
 def _catch_up(conn: sqlite3.Connection, path: str, timeout: float, opened: bool = False) -> None:
-    from .journal_import import catch_up  # loaded when a journal waits, or at an open
+    if (opened and not os.path.isdir(_halts_folder(path))) or _journal_waiting(path):
+        from .journal_import import catch_up  # loaded only when there is something to do
 
-    catch_up(conn, path, timeout, opened)
+        catch_up(conn, path, timeout, opened)
 
 
 def _caps(name: str) -> property:

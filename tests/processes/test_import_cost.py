@@ -150,6 +150,22 @@ def test_sync_emit_with_python_guard_loads_no_heavy_dependency() -> None:
     assert not loaded, f"a sync emit loaded {loaded}\n" + _who_imports(SYNC_EMIT, loaded)
 
 
+def test_opening_a_ledger_with_nothing_journaled_loads_no_import_machinery(
+    tmp_path: Path,
+) -> None:
+    """A writer (a hook process that settles state, a Guard) opening a file whose markers
+    exist and whose journal is empty needs neither the journal's import nor the spool's."""
+    path = str(tmp_path / "ledger.db")
+    from guardrails.ledger.sqlite import Ledger
+
+    Ledger(path).close()  # the file, its markers folder
+    code = f"from guardrails.ledger.sqlite import Ledger\nLedger({path!r}).close()\n"
+    loaded = _unwanted(
+        code, ("guardrails.ledger.journal_import", "guardrails.ledger.sqlite_recover")
+    )
+    assert not loaded, f"an open loaded {loaded}\n" + _who_imports(code, loaded)
+
+
 # --- a hookrails hook process ------------------------------------------------------------
 
 HOOK_DEFINITION = """\
