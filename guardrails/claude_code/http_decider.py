@@ -241,7 +241,9 @@ class ServeApp:
 
     # --- POST /v1/claude/hook -------------------------------------------------------
 
-    def hook_answer(self, body: bytes, late: Late, hint: str | None = None) -> bytes | None:
+    def hook_answer(
+        self, body: bytes, late: Late, hint: str | None = None, within: float | None = None
+    ) -> bytes | None:
         """The hook output (JSON bytes) for one Claude hook input, decided on this thread.
 
         Never raises: whatever goes wrong becomes the event's failure answer.
@@ -249,6 +251,7 @@ class ServeApp:
         names the event when the body cannot be read; it is ignored otherwise.
         ``late``: where the watchdog writes the answer (from its own thread) when the
         deadline passes first; this then returns ``None`` once the hooks return at last.
+        ``within``: seconds a relaying hook process has left; the deadline is no later.
         """
         self.count("hook_calls")
         try:
@@ -270,7 +273,7 @@ class ServeApp:
             salvaged = _policy.salvage_event(payload, name)
             return encode_bytes(self.failure(name, reason, event=salvaged))
         try:
-            decision = self._decide(event, late)
+            decision = self._decide(event, late, within)
             if decision is None:
                 return None
             # an answer that is not strict JSON (a NaN rewrite) fails too, never an allow
@@ -323,10 +326,12 @@ class ServeApp:
         _log.warning("%s", message)
         return {"systemMessage": message}
 
-    def _decide(self, event: Event, late: Late) -> Decision | None:
+    def _decide(self, event: Event, late: Late, within: float | None = None) -> Decision | None:
         """The decision, or ``None`` when the watchdog answered at the deadline (its hooks
         ran past it). Raises ``_Late`` when it cannot start in time."""
         limit = self.deadlines.get(event.event_name, self.deadline)
+        if within is not None:
+            limit = min(limit, within)
         deadline_at = time.monotonic() + limit
         self._refuse_if_full()
         try:

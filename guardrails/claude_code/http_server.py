@@ -284,6 +284,7 @@ class _Handler(BaseHTTPRequestHandler):
         params = parse_qs(query)
         hints = params.get("event")
         hint = hints[-1] if hints else None
+        within = _seconds(params.get("within"))
         refused = relay_refusal(app.relay_tags, params)
         if refused is not None:  # a relayed event this server must not decide
             self._drop_body()
@@ -297,7 +298,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, app.failure(known_event_name(hint), str(exc)))
             return
         self._busy()
-        answer = app.hook_answer(body, self._late, hint)
+        answer = app.hook_answer(body, self._late, hint, within)
         if answer is None:  # answered at the deadline, from the watchdog's thread
             self.close_connection = True
         else:
@@ -478,6 +479,15 @@ def _local_host(header: str | None, port: int) -> bool:
 
 def _listing() -> list[str]:
     return [f"{' '.join(methods)} {path}" for path, methods in _ROUTES.items()]
+
+
+def _seconds(values: list[str] | None) -> float | None:
+    """A relayed event's ``?within=`` (seconds left of the hook process's deadline)."""
+    try:
+        seconds = float(values[-1]) if values else None
+    except ValueError:
+        return None
+    return seconds if seconds is not None and seconds >= 0 and seconds < 1e6 else None
 
 
 def _limit(query: str) -> int | None:

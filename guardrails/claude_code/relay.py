@@ -196,6 +196,9 @@ def relay(
     if url is not None:
         # an event name and hex digests: nothing to escape
         query = f"event={event}&definition={definition_tag(config)}&ledger={ledger_tag(location)}"
+        # what is left of this process's deadline: serve answers by then, not by its own
+        # full deadline (the hook process would answer the failure first, and both record)
+        query += f"&within={max(0.0, deadline_at - time.monotonic()):.3f}"
         token = os.environ.get("HOOKRAILS_TOKEN") or None
         try:
             body: bytes | None = post(url, raw, query, token, deadline_at - time.monotonic() + 1)

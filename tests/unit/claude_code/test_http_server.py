@@ -936,3 +936,31 @@ def test_the_real_claude_cli_obeys_a_served_deny_and_every_call_is_recorded(
         ("toolu_den", "denied"),
         ("toolu_all", "ok"),
     ]
+
+
+def test_a_relayed_event_is_answered_within_what_the_hook_process_has_left(
+    ledger_path: str,
+) -> None:
+    """``?within=`` (seconds left of the relaying hook process's deadline) caps serve's own
+    deadline: serve answers the failure by then instead of deciding after the hook process
+    gave up and answered it itself (two answers, two records)."""
+    release = threading.Event()
+
+    def slow(event: Any, ctx: Any) -> None:
+        release.wait(10)
+
+    hooks = [HookMatcher(matcher="Bash", hooks=[slow])]
+    guard = Guard(definition(PreToolUse=hooks), ledger=Ledger(ledger_path))
+    with serving(guard) as server:
+        client = Client(server)
+        try:
+            status, answer, _ = client.call(
+                "POST", HOOK_ROUTE + "?within=0.2", pre("ls", call="c1")
+            )
+            assert status == 200
+            said = answer["hookSpecificOutput"]
+            assert said["permissionDecision"] == "deny"  # PreToolUse fails closed
+            assert "no decision within 0.2s" in said["permissionDecisionReason"]
+        finally:
+            release.set()
+            client.close()
