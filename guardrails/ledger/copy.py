@@ -104,14 +104,19 @@ class _Side:
         self.conn.executemany(sql, batch)
         return int(self.conn.total_changes - before)
 
-    def after(self) -> None:
-        """Move PostgreSQL's identities past the copied ids."""
+    def after(self, inserted: int) -> None:
+        """Move PostgreSQL's identities past the copied ids; on SQLite, rows copied in with
+        ids below the rollups' marks would be missed by them: the rollups start over."""
         if self.pg:
             for table in _IDS:
                 self.conn.execute(
                     f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
                     f"greatest((SELECT max(id) FROM {table}), 1))"
                 )
+        elif inserted:
+            from .rollup import invalidate
+
+            invalidate(self.conn)
 
     def commit(self) -> None:
         self.conn.execute("COMMIT") if not self.pg else self.conn.commit()
@@ -164,7 +169,7 @@ def copy_ledger(source: str, dest: str) -> CopyReport:
             for batch in src.rows(table, cols):
                 inserted += dst.insert(table, cols, batch)
             report.tables[table] = (src.count(table), inserted, dst.count(table))
-        dst.after()
+        dst.after(sum(new for _, new, _ in report.tables.values()))
         short = [t for t, (n, _, there) in report.tables.items() if there < n]
         if short:
             t = short[0]

@@ -402,3 +402,35 @@ def test_copy_never_shows_a_password(tmp_path: Path) -> None:
     with pytest.raises(LedgerError) as caught:
         copy_ledger(source, str(tmp_path / "dest.db"))
     assert "secretpw" not in str(caught.value)
+
+
+def test_copy_into_a_file_whose_rollups_passed_the_copied_ids_keeps_the_views_exact(
+    tmp_path: Path,
+) -> None:
+    """Copied rows keep their ids: below the destination's rollup marks they would be
+    missed by the aggregate views; the copy makes the rollups start over."""
+    import sqlite3
+
+    from guardrails import AgentDefinition, Guard
+    from guardrails.ledger import rollup
+
+    def calls(path: str, n: int) -> None:
+        with Ledger(path) as led:
+            session = Guard(AgentDefinition(name="a"), ledger=led).session("s").sync
+            for i in range(n):
+                session.run_tool("lint", {"i": i}, lambda i: "ok")
+
+    dest, source = str(tmp_path / "dest.db"), str(tmp_path / "source.db")
+    calls(dest, 5)
+    conn = sqlite3.connect(dest, isolation_level=None)
+    conn.execute("BEGIN")
+    for table in ("tool_calls", "hook_run_sets"):  # the destination's ids above the source's
+        conn.execute(f"UPDATE {table} SET id = id + 1000")
+    rollup.invalidate(conn)
+    conn.execute("COMMIT")
+    conn.close()
+    assert rollup.refresh_file(dest) > 0  # summed past id 1000
+    calls(source, 3)  # ids 1-3
+    copy_ledger(source, dest)
+    stats = {r["tool_name"]: r["calls"] for r in rows(dest, "SELECT * FROM tool_stats")}
+    assert stats == {"lint": 8}
