@@ -53,9 +53,10 @@ def _catch_up(path: str) -> None:
 
 @click.group()
 def ledger() -> None:
-    """Inspect and maintain the SQLite ledger: every call, decision and hook run.
+    """Inspect and maintain the ledger (a SQLite file or a postgresql:// URL): every
+    call, decision and hook run.
 
-    Queries open the file read-only; only prune and recover write to it.
+    Queries read it read-only; prune, recover and copy write to it.
     """
 
 

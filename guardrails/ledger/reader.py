@@ -113,7 +113,6 @@ group by 1, 2 order by 1, 2"""
 EXAMPLE_QUERY = (
     "select tool_name, status, count(*) from tool_calls where session_id = :session group by 1, 2"
 )
-#: rows of each table ``stats`` folds into the rollups before it reads
 #: a denied call's first denying (or failing) hook run, as the denials view finds it
 FIRST_DENIAL = (
     "(SELECT r.value FROM hook_run_sets AS s, json_each(s.runs) AS r "
@@ -121,6 +120,7 @@ FIRST_DENIAL = (
     "AND s.flags != 0 AND r.value ->> 3 IN ('deny', 'error', 'timeout', 'invalid', 'refused') "
     "ORDER BY s.id, r.key LIMIT 1)"
 )
+#: rows of each table ``stats`` folds into the rollups before it reads
 STATS_REFRESH = 100_000
 #: what ``GET /v1/stats`` of ``hookrails serve`` shows, in order (``:limit`` bound)
 STATS: dict[str, str] = {
