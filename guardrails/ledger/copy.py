@@ -94,9 +94,9 @@ class _Side:
         marks = ", ".join([self.mark] * len(cols))
         sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({marks}) ON CONFLICT DO NOTHING"
         if self.pg:
-            from .postgres_write import escape_ops
+            from .postgres_write import storable
 
-            batch = [escape_ops([("", list(r))])[0][1] for r in batch]
+            batch = [storable(r) for r in batch]
             cur = self.conn.cursor()
             cur.executemany(sql, batch)
             return int(cur.rowcount)

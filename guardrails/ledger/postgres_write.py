@@ -91,18 +91,8 @@ _WITH_TENANT = frozenset({"pre", "post", "event"})
 
 
 def escape_ops(ops: list[Op]) -> list[Op]:
-    """``ops`` with what PostgreSQL cannot hold in text made storable: lone surrogates
-    (UTF-8 cannot encode them) and NUL characters become their JSON escapes."""
-    return [
-        (
-            name,
-            [
-                escape_surrogates(p).replace("\x00", "\\u0000") if type(p) is str else p
-                for p in params
-            ],
-        )
-        for name, params in ops
-    ]
+    """``ops`` with what PostgreSQL cannot hold in text made storable (:func:`storable`)."""
+    return [(name, storable(params)) for name, params in ops]
 
 
 def execute(conn: Conn, ops: Sequence[Op]) -> None:
@@ -167,7 +157,9 @@ _WRITE = (
 )
 
 
-def _storable(params: Sequence[Any]) -> list[Any]:
+def storable(params: Sequence[Any]) -> list[Any]:
+    """``params`` with lone surrogates (UTF-8 cannot encode them) and NUL characters (text
+    cannot hold them) as their JSON escapes."""
     return [
         escape_surrogates(p).replace("\x00", "\\u0000") if type(p) is str else p for p in params
     ]
@@ -178,9 +170,9 @@ def read_state(
 ) -> SessionState | None:
     """The state of ``session_id`` for ``agent`` (None: none yet); ``lock``: inside a
     transaction, hold the session's state until it ends (also while it has no row yet)."""
-    params = _storable((session_id, agent))
+    params = storable((session_id, agent))
     if lock:
-        conn.execute(_LOCK, (f"{params[0]}\x1f{params[1]}".replace("\x00", ""),))
+        conn.execute(_LOCK, (f"{params[0]}\x1f{params[1]}",))
     row = conn.execute(_READ + (" FOR UPDATE" if lock else ""), params).fetchone()
     if row is None:
         return None
@@ -197,4 +189,4 @@ class Settle(_SqliteSettle):
         return read_state(conn, session_id, agent, lock=True)
 
     def write(self, conn: Any, params: tuple[Any, ...]) -> None:
-        conn.execute(_WRITE, _storable(params))
+        conn.execute(_WRITE, storable(params))
