@@ -30,7 +30,7 @@ import shlex
 from ..definition.install_plan import (
     NARROWED_EVENTS,
     SETTINGS_GUARD,
-    SETTINGS_GUARD_MATCHER,
+    binds_settings_guard,
     coverage_tag,
     deciding_plans,
     is_ours,
@@ -123,10 +123,7 @@ def weakened(event: Any, definition: AgentDefinition | None, *, records: bool = 
     if definition is None or not config:
         return problems
     # a definition that binds this guard on ConfigChange itself needs no flag to run it
-    own = [
-        m for m in definition.hooks.get("ConfigChange") or () if m.name != SETTINGS_GUARD_MATCHER
-    ]
-    needs_flag = not any(h.name == SETTINGS_GUARD for m in own for h in m.resolved)
+    needs_flag = not binds_settings_guard(definition, own_only=True)
     # an http install (guard bound in the definition, run by `serve`) has only http handlers;
     # in a command install an http handler stands where a command one was written
     commands = _in_hook_process() or any(

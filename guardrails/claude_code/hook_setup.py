@@ -29,16 +29,19 @@ def guard_settings(definition: AgentDefinition) -> None:
     """Bind ``protect_guard_settings`` first on ConfigChange, failing closed (what
     ``--protect-settings`` asks: ``hookrails claude install`` writes it by default),
     unless the definition binds it there itself."""
-    from ..definition.install_plan import SETTINGS_GUARD, SETTINGS_GUARD_MATCHER
+    from ..definition.install_plan import (
+        SETTINGS_GUARD,
+        SETTINGS_GUARD_MATCHER,
+        binds_settings_guard,
+    )
     from ..definition.model import HookMatcher
 
-    own = definition.hooks.get("ConfigChange") or []
-    if any(h.name == SETTINGS_GUARD for m in own for h in m.resolved):
+    if binds_settings_guard(definition):
         return
     guard = HookMatcher(
         hooks=[SETTINGS_GUARD], on_failure="block", priority=0, name=SETTINGS_GUARD_MATCHER
     )
-    definition.hooks["ConfigChange"] = [guard, *own]
+    definition.hooks["ConfigChange"] = [guard, *(definition.hooks.get("ConfigChange") or [])]
 
 
 def events_of(event: str | None) -> tuple[str, ...] | None:

@@ -59,6 +59,7 @@ __all__ = [
     "SETTINGS_GUARD",
     "SETTINGS_GUARD_MATCHER",
     "EventPlan",
+    "binds_settings_guard",
     "claude_fires",
     "coverage_tag",
     "deciding_plans",
@@ -394,6 +395,17 @@ SETTINGS_GUARD = "protect_guard_settings"
 SETTINGS_GUARD_MATCHER = "hookrails claude install --protect-settings"
 
 
+def binds_settings_guard(definition: AgentDefinition, *, own_only: bool = False) -> bool:
+    """Whether ``protect_guard_settings`` runs on the definition's ConfigChange; with
+    ``own_only``, bound there by the definition itself (not by ``--protect-settings``)."""
+    return any(
+        h.name == SETTINGS_GUARD
+        for m in definition.hooks.get("ConfigChange") or ()
+        if not (own_only and m.name == SETTINGS_GUARD_MATCHER)
+        for h in m.resolved
+    )
+
+
 def deciding_plans(
     definition: AgentDefinition, *, protect_settings: bool = False
 ) -> list[tuple[EventPlan, bool]]:
@@ -412,11 +424,7 @@ def deciding_plans(
     if protect_settings and (extra or any(definition.hooks.values())):
         extra.add("ConfigChange")  # guarding nothing needs no guard on the settings
     # the guard of the settings fails closed, whoever binds it
-    guards = "ConfigChange" in extra or any(
-        h.name == SETTINGS_GUARD
-        for m in definition.hooks.get("ConfigChange") or ()
-        for h in m.resolved
-    )
+    guards = "ConfigChange" in extra or binds_settings_guard(definition)
     out: list[tuple[EventPlan, bool]] = []
     for name in EVENT_NAMES:
         matchers = definition.hooks.get(name)
