@@ -146,7 +146,7 @@ class ProtectPaths:
         #: with the default paths, the same guard protecting the definition file and Claude
         #: Code's user settings too, per (definition file, settings folder): see _for
         self._defaults = paths is DEFAULT_PROTECTED_PATHS
-        self._views: dict[tuple[str, ...], ProtectPaths] = {}
+        self._views: dict[tuple[str | None, ...], ProtectPaths] = {}
         if message is not None:
             if not isinstance(message, str) or not message.strip():
                 raise ValueError("message must be a non-empty string")
@@ -203,15 +203,17 @@ class ProtectPaths:
         once per pair of them."""
         if not self._defaults:
             return self
-        extra = _guard_files(getattr(getattr(ctx, "definition", None), "source", None))
-        view = self._views.get(extra)
+        source = getattr(getattr(ctx, "definition", None), "source", None)
+        env = os.environ
+        key = (source, env.get("CLAUDE_CONFIG_DIR"), env.get("HOME"), os.getcwd())
+        view = self._views.get(key)  # the globs are worked out (paths resolved) once
         if view is None:
             view = copy.copy(self)
-            view._rules = PathRules((*self.paths, *extra))
+            view._rules = PathRules((*self.paths, *_guard_files(source)))
             view._defaults, view._views = False, {}
             if len(self._views) >= 64:
                 self._views.clear()
-            self._views[extra] = view
+            self._views[key] = view
         return view
 
     def _reason(self, hit: _Hit, tool: str, cwd: str) -> str:
