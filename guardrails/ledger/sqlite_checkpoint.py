@@ -35,12 +35,24 @@ INLINE_PAGES = 16_000
 class Checkpointer:
     """Checkpoints ``path``'s WAL on a daemon thread when it grows (see the module)."""
 
-    __slots__ = ("_commits", "_pid", "_wake", "_writer", "closed", "path", "running", "runs")
+    __slots__ = (
+        "_commits",
+        "_pid",
+        "_rung",
+        "_wake",
+        "_writer",
+        "closed",
+        "path",
+        "running",
+        "runs",
+    )
 
     def __init__(self, path: str, writer: sqlite3.Connection | None) -> None:
         self.path = path
         self._writer: sqlite3.Connection | None = writer
         self._commits = 0
+        #: the WAL file's size when the thread was last rung (see committed)
+        self._rung = 0
         self._wake: _thread.LockType | None = None  # the thread's doorbell, once started
         self._pid = 0
         self.closed = False
@@ -58,9 +70,6 @@ class Checkpointer:
         if self._writer is not None:  # a long-lived writer: the thread checkpoints from now
             try:
                 self._writer.execute(f"PRAGMA wal_autocheckpoint = {INLINE_PAGES}")
-                # a WAL file never shrinks by itself: without a limit, once it passed
-                # _WAL_BYTES its size would ring for a checkpoint every _CHECK_EVERY commits
-                self._writer.execute(f"PRAGMA journal_size_limit = {_WAL_BYTES // 4}")
             except sqlite3.Error:
                 return
             self._writer = None
@@ -68,7 +77,11 @@ class Checkpointer:
             size = os.stat(self.path + "-wal").st_size
         except OSError:
             return
-        if size > _WAL_BYTES:
+        # a WAL file never shrinks: once past the bound, its size rings only when it grew
+        # again (after a checkpoint the log starts over inside the file it has). A
+        # journal_size_limit would shrink it, but each call then paid ~20 us growing it back
+        if size > _WAL_BYTES and size != self._rung:
+            self._rung = size
             self._ring()
 
     def _ring(self) -> None:
