@@ -57,4 +57,5 @@ class SpoolOnlyLedger(PostgresLedger):
         )
 
     def recover(self, *, older_than: float | None = None, now: float | None = None) -> Any:
-        return PostgresLedger(self.path).recover(older_than=older_than, now=now)
+        with PostgresLedger(self.path) as ledger:  # its pool closed after
+            return ledger.recover(older_than=older_than, now=now)
