@@ -244,14 +244,7 @@ def test_prune_refuses_a_ledger_of_a_newer_schema_and_deletes_nothing(ledger_url
         Guard(AgentDefinition(name="a"), ledger=led).session("s1").sync.run_tool(
             "lint", {}, lambda: "ok"
         )
-    if ledger_url.startswith("postgresql://"):
-        execute(
-            ledger_url,
-            "INSERT INTO _hookrails_migrations (number, name, applied_at) "
-            "VALUES (99, 'future', '2030-01-01')",
-        )
-    else:
-        execute(ledger_url, "PRAGMA user_version = 99")
+    _make_newer(ledger_url)
     for dry_run in (True, False):
         with pytest.raises(LedgerError, match="newer than this hookrails knows") as caught:
             prune_ledger(ledger_url, before="2100-01-01", dry_run=dry_run)
@@ -265,6 +258,15 @@ def test_a_newer_schema_sends_records_to_a_newer_hookrails_on_both_engines(
     """The warning says who can recover them: `recover` of this hookrails refuses a newer
     schema (the PostgreSQL ledger used to say "until `hookrails ledger recover`")."""
     Ledger(ledger_url).close()
+    _make_newer(ledger_url)
+    with caplog.at_level("WARNING", logger="guardrails"), Ledger(ledger_url) as led:
+        assert led.degraded is not None and led.degraded.startswith("newer_schema")
+    said = [r.getMessage() for r in caplog.records if "newer" in r.getMessage()]
+    assert said and all("of a newer hookrails" in m for m in said)
+
+
+def _make_newer(ledger_url: str) -> None:
+    """The ledger as a newer hookrails (schema version 99) left it."""
     if ledger_url.startswith("postgresql://"):
         execute(
             ledger_url,
@@ -273,7 +275,3 @@ def test_a_newer_schema_sends_records_to_a_newer_hookrails_on_both_engines(
         )
     else:
         execute(ledger_url, "PRAGMA user_version = 99")
-    with caplog.at_level("WARNING", logger="guardrails"), Ledger(ledger_url) as led:
-        assert led.degraded is not None and led.degraded.startswith("newer_schema")
-    said = [r.getMessage() for r in caplog.records if "newer" in r.getMessage()]
-    assert said and all("of a newer hookrails" in m for m in said)
