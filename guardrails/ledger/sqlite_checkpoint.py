@@ -38,7 +38,7 @@ class Checkpointer:
     __slots__ = (
         "_commits",
         "_pid",
-        "_rung",
+        "_seen",
         "_wake",
         "_writer",
         "closed",
@@ -51,8 +51,8 @@ class Checkpointer:
         self.path = path
         self._writer: sqlite3.Connection | None = writer
         self._commits = 0
-        #: the WAL file's size when the thread was last rung (see committed)
-        self._rung = 0
+        #: the WAL file's size at the last look (see committed)
+        self._seen = 0
         self._wake: _thread.LockType | None = None  # the thread's doorbell, once started
         self._pid = 0
         self.closed = False
@@ -78,10 +78,10 @@ class Checkpointer:
         except OSError:
             return
         # a WAL file never shrinks: once past the bound, its size rings only when it grew
-        # again (after a checkpoint the log starts over inside the file it has). A
+        # since the last look (after a checkpoint the log starts over inside the file). A
         # journal_size_limit would shrink it, but each call then paid ~20 us growing it back
-        if size > _WAL_BYTES and size != self._rung:
-            self._rung = size
+        grew, self._seen = size != self._seen, size
+        if size > _WAL_BYTES and grew:
             self._ring()
 
     def _ring(self) -> None:
