@@ -93,21 +93,31 @@ def emit_sync(
     session._gen = guard._gen  # used now (the Guard's idle-session sweep reads it)
     lock = session._lock
     if guard.ledger is None:  # nothing records each hook's time: the quiet path, inlined
-        name, field_ = _sealed.get(type(event)) or _seal(event)
-        subject = guard._agent if field_ is None else getattr(event, field_)  # _begin's lookup
-        if type(subject) is not str:
-            subject = ""
-        key = (name, subject, event.agent_type)
-        plan, pairs = session._plans.get(key) or session._plan(key)
+        entry = None
+        quick = session._quick.get(type(event))  # a sealed class this session has seen
+        if quick is not None and event.agent_type is None:
+            field_, by_subject = quick
+            subject = guard._agent if field_ is None else getattr(event, field_)
+            if type(subject) is str:
+                entry = by_subject.get(subject)
+        if entry is None:
+            name, field_ = _sealed.get(type(event)) or _seal(event)
+            subject = guard._agent if field_ is None else getattr(event, field_)  # as _begin
+            if type(subject) is not str:
+                subject = ""
+            key = (name, subject, event.agent_type)
+            entry = session._plans.get(key) or session._plan(key)
+            if key[2] is None:
+                session._remember(type(event), field_, subject, entry)
+        plan, pairs = entry
         if pairs is not None and plan.quiet >= QUIET_RUNS:  # (pairs: Plan.plain)
             if not pairs:  # nothing runs, nothing changes: no turn needed
                 if session.halted is None:
                     return allowed(event, [])
-            elif lock.acquire(False):
+            elif not lock.locked() and lock.acquire():  # (acquire() parses no argument)
                 session._owner = _get_ident()
                 try:  # every hook runs, the chain timed once (untimed.py)
                     if session.halted is None:
-                        r = ctx = None
                         t0 = _perf()
                         try:
                             for fn, ctx in pairs:  # ctx: where it stopped

@@ -111,6 +111,9 @@ class Session(AsyncEventMethods):
         #: when every hook of it runs (no argument rule) and it may take the quiet path
         #: (``Plan.plain``): made once per session
         self._plans: dict[tuple[str, str, str | None], tuple[Plan, Any]] = {}
+        #: the same entries for the quiet path, without an agent type: sealed event class ->
+        #: (its subject field, subject -> entry); a lookup without building a key tuple
+        self._quick: dict[type, tuple[str | None, dict[str, tuple[Plan, Any]]]] = {}
         #: the Guard's sweep generation this session was last used in (its idle time)
         self._gen = guard._gen
         self._lock = _thread.allocate_lock()
@@ -164,6 +167,7 @@ class Session(AsyncEventMethods):
         """The Guard let this session go: drop what is rebuilt on use (its compiled chains
         and hook contexts, which refer back to it), keep its state."""
         self._plans = {}
+        self._quick = {}
         self._ctx = [None] * len(self._ctx)
 
     def _plan(self, key: tuple[str, str, str | None]) -> tuple[Plan, Any]:
@@ -175,8 +179,19 @@ class Session(AsyncEventMethods):
             pairs = tuple((b.fn, self.ctx(b)) for b in plan.bindings)
         if len(self._plans) >= _MAX_PLANS:
             self._plans.clear()
+            self._quick.clear()
         entry = self._plans[key] = (plan, pairs)
         return entry
+
+    def _remember(
+        self, cls: type, field: str | None, subject: str, entry: tuple[Plan, Any]
+    ) -> None:
+        """Keep ``entry`` (the chain of ``cls``'s events about ``subject``, no agent type)
+        for the quiet path's lookup."""
+        quick = self._quick.get(cls)
+        if quick is None:
+            quick = self._quick[cls] = (field, {})
+        quick[1][subject] = entry
 
     def ctx(self, b: Binding) -> HookContext:
         c = self._ctx[b.index]

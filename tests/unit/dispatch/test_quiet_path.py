@@ -348,6 +348,59 @@ def test_a_hook_of_a_quiet_chain_emitting_into_its_own_session_re_enters() -> No
     assert done and done[0].allowed and inner[-1].allowed  # no wait on its own turn
 
 
+def named(name: str) -> Callable[[Any, Any], None]:
+    def hook(event: Any, ctx: Any) -> None:
+        return None
+
+    hook.__name__ = hook.__qualname__ = name
+    return hook
+
+
+def test_the_quiet_lookup_by_event_class_finds_each_subject_and_agent_its_own_chain() -> None:
+    """The quiet path looks a sealed event's chain up by (its class, subject) without
+    building a key (an event emitted again, as a host retrying it or a benchmark does):
+    each tool, and each agent type (which never takes that lookup), still gets its own
+    chain, on every pass, in any order, and after the session was let go."""
+    seen: list[Any] = []
+
+    def bash(event: Any, ctx: Any) -> None:
+        seen.append(ctx)
+
+    bash.__qualname__ = "bash"
+    guard = _guard(
+        "PreToolUse",
+        HookMatcher(matcher="Bash", hooks=[bash]),
+        HookMatcher(matcher="Read", hooks=[named("read")]),
+        HookMatcher(matcher="Bash", hooks=[named("workers")], agents=["work*"]),
+    )
+    cases = [
+        (_pre(), ["bash"]),
+        (_pre(tool="Read"), ["read"]),
+        (_pre(tool="Grep"), []),
+        (
+            PreToolUse(session_id="s", tool_name="Bash", tool_input={}, agent_type="worker"),
+            ["bash", "workers"],
+        ),
+        (
+            PreToolUse(session_id="s", tool_name="Bash", tool_input={}, agent_type="planner"),
+            ["bash"],
+        ),
+    ]
+    for _ in range(2):  # (ran through the timed loop until quiet; each event sealed)
+        for event, _hooks in cases:
+            guard.emit_sync(event)
+    _set_quiet(guard, QUIET_RUNS)
+    for turn in range(3):
+        if turn == 2:
+            guard._sessions["s"]._forgotten()  # let go: the cached chains are rebuilt
+            _set_quiet(guard, QUIET_RUNS)
+        for event, hooks in [*cases, *reversed(cases)]:
+            decision = guard.emit_sync(event)
+            assert decision.allowed and (_quiet_path(decision) or not hooks), (turn, event)
+            assert [r.hook.rsplit(":", 1)[1] for r in decision.runs] == hooks, (turn, event)
+    assert seen[-1] in guard._sessions["s"]._ctx  # the session's own context, not a stale one
+
+
 def test_events_that_do_more_than_their_hooks_say_never_take_the_quiet_path() -> None:
     assert loop._NEW_TURN | {"SessionEnd", loop._OWN_ASK} <= _NOT_PLAIN
 
