@@ -76,7 +76,8 @@ class Settle:
     decision changed: a halted session's call denied, context cut to the budget left)."""
 
     __slots__ = (
-        "agent", "change", "decision", "now", "ops", "owner_pid", "rows", "settled", "tenant"
+        "agent", "change", "decision", "now", "ops", "owner_pid", "remade", "rows", "settled",
+        "tenant",
     )  # fmt: skip
 
     def __init__(
@@ -101,6 +102,8 @@ class Settle:
         self.ops = ops
         #: the outcome, once a transaction settled it
         self.settled: Settled | None = None
+        #: an attempt changed the decision (its transaction may have rolled back since)
+        self.remade = False
 
     def read(self, conn: Any, session_id: str, agent: str) -> SessionState | None:
         """The state before this event, the write lock held (a server store locks the row)."""
@@ -117,11 +120,19 @@ class Settle:
         change = self.change
         before = self.read(conn, sid, self.agent)
         settled = settle(before, change)
-        if settled.refused is not None or settled.granted < change.inject:
-            if settled.refused is not None:
-                d.refuse_halted(settled.refused)
-            else:
-                d.cut_context(settled.granted)
+        # A decision changed here stays changed when this transaction rolls back and is
+        # tried again (a batch written again one by one, escaped text): what the change
+        # asks of the store shrinks to what the decision still holds, and the rows are
+        # made from the decision, whatever the next attempt reads.
+        if settled.refused is not None:
+            d.refuse_halted(settled.refused)
+            change.gate, change.inject = False, 0
+            self.remade = True
+        elif settled.granted < change.inject:
+            d.cut_context(settled.granted)
+            change.inject = settled.granted
+            self.remade = True
+        if self.remade:
             ops = self.ops = self.rows.ops(
                 d,
                 self.now,

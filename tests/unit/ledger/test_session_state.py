@@ -286,6 +286,86 @@ def test_a_degraded_ledger_settles_nothing_and_spools_the_rows(tmp_path: Path) -
         assert [c.text for c in d.injections] == ["x" * 10]  # the process's own cut stands
 
 
+def _hinted_pre(call: str) -> Decision:
+    d = _pre(call)
+    d.injections.append(ModelContext("hint", "h" * 10_000))
+    d._raw.append(HookRun("hint", "*", 100, "inject", 1.0, None, 10_000))
+    return d
+
+
+#: (name, the decision, its change, the state its first attempt reads, what the decision
+#: and its rows say after that attempt: (decision, injected chars))
+RETRIED: list[tuple[str, Any, StateChange, SessionState, tuple[str, int]]] = [
+    ("context cut", lambda: _post("t1", "x" * 10_000), _inject(10_000), S(1, None, 25_000),
+     ("allow", 5_000)),
+    ("a halted session's call refused", lambda: _hinted_pre("t1"),
+     StateChange(gate=True, inject=10_000, budget=B), S(1, "stop", 0), ("deny", 0)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("make", "change", "first_read", "after"), [c[1:] for c in RETRIED], ids=[c[0] for c in RETRIED]
+)
+def test_an_event_settled_again_after_a_rollback_writes_the_decision_as_answered(
+    ledger_path: str,
+    make: Any,
+    change: StateChange,
+    first_read: SessionState,
+    after: tuple[str, int],
+) -> None:
+    """The first transaction changes the decision (cut, or refused) and rolls back; the
+    next attempt reads another state (the budget an event of the same rolled-back batch
+    had used is free again): the decision stays as answered, and so do its rows and the
+    state written (a batch written again one by one)."""
+    import sqlite3
+
+    from guardrails.ledger.sqlite_state import Settle
+    from guardrails.ledger.sqlite_write import transaction
+
+    d = make()
+    with Ledger(ledger_path) as ledger:
+        rows_ = ledger._rows
+    ops = rows_.ops(d, 1_700_000_000.0, agent=AGENT, tenant=None)
+
+    reads = [first_read, None]
+
+    class Reads(Settle):
+        """Reads ``first_read``, then the file's nothing."""
+
+        __slots__ = ()
+
+        def read(self, conn: Any, session_id: str, agent: str) -> SessionState | None:
+            return reads.pop(0)
+
+    settle = Reads(rows_, d, change, 1_700_000_000.0, AGENT, None, None, ops)
+    conn = sqlite3.connect(ledger_path, isolation_level=None)
+    try:
+        with pytest.raises(RuntimeError):
+            transaction(conn, ops, _failing_after(settle), False)
+        decided = (d.decision, sum(len(c.text) for c in d.injections))
+        assert decided == after
+        transaction(conn, ops, settle, False)  # the original rows, as a retry passes them
+    finally:
+        conn.close()
+    assert (d.decision, sum(len(c.text) for c in d.injections)) == after
+    [call] = rows(ledger_path, "SELECT decision FROM tool_calls")
+    assert call["decision"] == after[0]
+    injected = rows(ledger_path, "SELECT injected_chars AS n FROM hook_runs WHERE hook != ''")
+    assert [r["n"] for r in injected] == [after[1]]
+    state = rows(ledger_path, "SELECT injected_chars AS n FROM session_state")
+    assert [r["n"] for r in state] == ([after[1]] if after[1] else [])
+
+
+def _failing_after(settle: Any) -> Any:
+    """``settle``, then a failure: its transaction rolls back."""
+
+    def call(conn: Any, ops: Any) -> Any:
+        settle(conn, ops)
+        raise RuntimeError("the batch failed")
+
+    return call
+
+
 def test_a_failed_write_returns_none_and_spools_the_decision_as_answered(
     ledger_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
