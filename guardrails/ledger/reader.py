@@ -80,6 +80,8 @@ HOOK_OUTCOMES = (
     "AND e.agent_id {same} ? AND h.event_id IS NOT NULL AND h.outcome != 'skipped' "
     "ORDER BY e.id DESC LIMIT ?"
 )
+#: SQLite's
+_HOOK_OUTCOMES = HOOK_OUTCOMES.format(same="IS")
 _SUCCEEDED_TOOLS = (
     "SELECT DISTINCT tool_name FROM tool_calls WHERE session_id = ? AND status = 'ok'"
 )
@@ -183,7 +185,7 @@ class LedgerReader:
 
     #: ``tool_name`` matched against a GLOB parameter, in this engine's SQL
     _TOOL_GLOB = "tool_name GLOB ?"
-    _HOOK_OUTCOMES = HOOK_OUTCOMES.format(same="IS")
+    _HOOK_OUTCOMES = _HOOK_OUTCOMES
 
     def __init__(self, path: str) -> None:
         self.path = path
