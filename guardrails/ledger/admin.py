@@ -177,10 +177,7 @@ def ledger_status(path: str) -> LedgerStatus:
 def _postgres_status(url: str) -> LedgerStatus:
     from .postgres_query import status
 
-    found = status(url, TABLES)
-    from .query import ledger_catalog
-
-    views = [v.name for v in ledger_catalog(url).views]
+    found = status(url, TABLES)  # one connection: the views' names too
     spools, rejected = _spool_counts(url)
     return LedgerStatus(
         path=safe_url(url),
@@ -190,7 +187,7 @@ def _postgres_status(url: str) -> LedgerStatus:
         schema_version=found["version"],
         known_version=len(migrations("postgres")),
         tables=found["tables"],
-        views=views,
+        views=found["views"],
         spools=spools,
         rejected=rejected,
     )

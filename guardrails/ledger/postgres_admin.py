@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     import psycopg
 
+    from .records import Op
     from .spool import RecoverReport
 
 __all__ = ["import_spools", "mark_stale"]
@@ -42,6 +43,21 @@ def import_spools(conn: psycopg.Connection[Any], url: str) -> RecoverReport:
 def _import_spool(conn: psycopg.Connection[Any], spool: str) -> tuple[int, int] | None:
     import psycopg
 
+    #: what one record's values can raise: that record is rejected, the import goes on
+    refused = (
+        psycopg.DataError,
+        psycopg.IntegrityError,
+        psycopg.ProgrammingError,
+        ValueError,
+        TypeError,
+        IndexError,
+        KeyError,
+    )
+
+    def run(ops: list[Op]) -> None:
+        with conn.transaction():  # a savepoint
+            execute(conn, escape_ops(ops))
+
     if not spooled.waiting(spool):
         return None
     with conn.transaction():
@@ -49,30 +65,7 @@ def _import_spool(conn: psycopg.Connection[Any], spool: str) -> tuple[int, int] 
         conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 1))", (spool,))
         if not spooled.waiting(spool):
             return None
-        imported, rejected = 0, []
-        for line in spooled.take(spool):
-            if not line.strip():
-                continue
-            ops, why = spooled.parse(line, SQL)
-            if ops is None:
-                rejected.append((line, why))
-                continue
-            try:
-                with conn.transaction():  # a savepoint
-                    execute(conn, escape_ops(ops))
-            except (
-                psycopg.DataError,
-                psycopg.IntegrityError,
-                psycopg.ProgrammingError,
-                ValueError,
-                TypeError,
-                IndexError,
-                KeyError,
-            ) as exc:
-                names = ",".join(dict.fromkeys(name for name, _ in ops))
-                rejected.append((line, f"{names}: {type(exc).__name__}: {exc}"))
-            else:
-                imported += 1
+        imported, rejected = spooled.import_records(spooled.taken(spool, SQL), run, refused)
         spooled.reject(spool, rejected)
     spooled.finish(spool)
     return imported, len(rejected)

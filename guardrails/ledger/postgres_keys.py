@@ -2,29 +2,29 @@
 
 A claim is one ``INSERT ... ON CONFLICT DO NOTHING RETURNING``: the machine whose row
 went in holds the key. The others lock the row (``SELECT ... FOR UPDATE``) and judge it
-(:func:`~.store.judge`): a completed call's result is replayed, another payload under
-the same key is a conflict, a call still in progress is denied. An ``in_progress``
-claim is taken over when its call will never finish: its ``tool_calls`` row was denied,
-failed or interrupted, or its lease (``lease_expires_at``, set at the claim) ran out,
-since a process on another machine cannot be asked whether it still runs. The row lock
-makes the takeover one machine's: the next one sees the fresh lease.
+as every ledger store does (:func:`~.store.judge_held`): a completed call's result is
+replayed, another payload under the same key is a conflict, a call still in progress is
+denied. An ``in_progress`` claim is taken over when its call will never finish: its
+``tool_calls`` row was denied, failed or interrupted, or its lease (``lease_expires_at``,
+set at the claim) ran out, since a process on another machine cannot be asked whether
+it still runs. The row lock makes the takeover one machine's: the next one sees the
+fresh lease.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 
 from .common import iso_time
-from .store import ClaimResult, StoredKey, judge
+from .store import ClaimResult, StoredKey, earlier_input, held_elsewhere, judge_held
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Literal
+    from typing import Any
 
     import psycopg
 
-    from .store import KeyClaim, Verdict
+    from .store import KeyClaim
 
     Conn = psycopg.Connection[tuple[Any, ...]]
 
@@ -33,7 +33,6 @@ __all__ = ["claim", "finish", "prune", "release"]
 SWEEP_EVERY = 256
 SWEEP_BATCH = 256
 _claims = itertools.count(1)
-_ENDED = frozenset({"denied", "error", "interrupted"})
 
 _INSERT = (
     "INSERT INTO idempotency_keys (key, scope, session_id, agent_id, tool_name, "
@@ -103,23 +102,12 @@ def claim(conn: Conn, c: KeyClaim, lease: float) -> ClaimResult:
         raise LedgerError("idempotency claim kept vanishing", kind="locked")
     row = StoredKey(found[0], found[1], found[2], found[3], found[4], found[5], found[6])
     lease_end = found[7]
-    verdict: Verdict | Literal["reclaim"]
-    call = None
-    if row.state == "in_progress" and row.tool_call_id != c.tool_call_id:
-        call = _call(conn, row)
-        if call is not None and call[0] in _ENDED:
-            verdict = "reclaim"  # denied after the claim, failed, interrupted
-        elif call is not None and call[0] == "ok":
-            row.state, row.result = "completed", call[1]  # finished without its post
-            conn.execute(_COMPLETED_BY_CALL, (row.result, now, c.key))
-            verdict = judge(row, c)
-        elif lease_end is not None and lease_end <= c.now:
-            verdict = "reclaim"  # its holder is gone: the lease ran out
-        else:
-            verdict = judge(row, c)
-    else:
-        verdict = judge(row, c)
-    if verdict == "reclaim":
+    call = _call(conn, row) if held_elsewhere(row, c) else None
+    gone = lease_end is not None and lease_end <= c.now  # its holder's lease ran out
+    verdict, finished = judge_held(row, c, call, gone)
+    if finished:  # its call finished ok without its post
+        conn.execute(_COMPLETED_BY_CALL, (row.result, now, c.key))
+    if verdict == "reclaim":  # denied after the claim, failed, interrupted, lease out, expired
         conn.execute(
             _RECLAIM,
             (c.scope, c.session_id, c.agent_id, c.tool_name, c.payload_hash,
@@ -127,9 +115,7 @@ def claim(conn: Conn, c: KeyClaim, lease: float) -> ClaimResult:
         )  # fmt: skip
         return ClaimResult("claimed")
     if verdict == "conflict":
-        call = call or _call(conn, row)
-        if call is not None and call[2]:
-            row.tool_input = _loads(call[2])
+        row.tool_input = earlier_input(call or _call(conn, row))
     return ClaimResult(verdict, row)
 
 
@@ -158,10 +144,3 @@ def _call(conn: Conn, row: StoredKey) -> tuple[Any, ...] | None:
         return None
     found = conn.execute(_CALL, (row.session_id, row.tool_call_id)).fetchone()
     return None if found is None else tuple(found)
-
-
-def _loads(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text

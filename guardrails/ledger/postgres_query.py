@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import LedgerError
 from .common import safe_url
 from .postgres_reader import _first_line, connect, readonly_cursor
+
+if TYPE_CHECKING:
+    import psycopg
 
 __all__ = [
     "ORDER",
@@ -110,20 +113,23 @@ def catalog_views(url: str) -> dict[str, tuple[str, ...]]:
     """Each view of the ledger with its columns, by name."""
     conn = connect(url)
     try:
-        names = [
-            r[0]
-            for r in conn.execute(
-                "SELECT table_name FROM information_schema.views "
-                "WHERE table_schema = current_schema() ORDER BY table_name"
-            )
-        ]
         out = {}
-        for name in names:
+        for name in _view_names(conn):
             cur = conn.execute(f'SELECT * FROM "{name}" LIMIT 0')
             out[name] = tuple(d.name for d in cur.description or ())
         return out
     finally:
         conn.close()
+
+
+def _view_names(conn: psycopg.Connection[Any]) -> list[str]:
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT table_name FROM information_schema.views "
+            "WHERE table_schema = current_schema() ORDER BY table_name"
+        )
+    ]
 
 
 def status(url: str, tables: tuple[str, ...]) -> dict[str, Any]:
@@ -149,6 +155,7 @@ def status(url: str, tables: tuple[str, ...]) -> dict[str, Any]:
             for t in ordered
         }
         size = conn.execute("SELECT pg_database_size(current_database())").fetchone()
+        views = _view_names(conn)
         conn.rollback()
     except psycopg.Error as exc:
         raise LedgerError(
@@ -156,7 +163,12 @@ def status(url: str, tables: tuple[str, ...]) -> dict[str, Any]:
         ) from None
     finally:
         conn.close()
-    return {"version": version, "tables": counts, "size": int(size[0]) if size else 0}
+    return {
+        "version": version,
+        "tables": counts,
+        "views": views,
+        "size": int(size[0]) if size else 0,
+    }
 
 
 def export_rows(url: str, table: str) -> tuple[list[str], Iterator[tuple[Any, ...]]]:

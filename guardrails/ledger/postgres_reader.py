@@ -14,7 +14,7 @@ from _thread import allocate_lock as _new_lock
 
 from ..errors import LedgerError
 from .common import safe_url
-from .reader import STATS, LedgerReader
+from .reader import HOOK_OUTCOMES, STATS, LedgerReader
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -169,6 +169,7 @@ class PostgresReader(LedgerReader):
     translated, the few SQLite-only ones written again), one read-only connection."""
 
     _TOOL_GLOB = "hookrails_glob(tool_name, ?)"
+    _HOOK_OUTCOMES = HOOK_OUTCOMES.format(same="IS NOT DISTINCT FROM")
 
     def __init__(self, url: str) -> None:
         super().__init__(url)
@@ -234,23 +235,6 @@ class PostgresReader(LedgerReader):
             except Exception:
                 pass
             self._pg = None
-
-    def hook_blocks_in_a_row(
-        self, session_id: str, event_name: str, hook: str, agent_id: str | None, limit: int
-    ) -> int:
-        rows = self.query(
-            "SELECT h.outcome FROM events e JOIN hook_runs h ON h.event_id = e.id "
-            "WHERE e.session_id = ? AND e.event = ? AND h.tool_call_id IS NULL AND h.hook = ? "
-            "AND e.agent_id IS NOT DISTINCT FROM ? AND h.event_id IS NOT NULL "
-            "AND h.outcome != 'skipped' ORDER BY e.id DESC LIMIT ?",
-            (session_id, event_name, hook, agent_id, limit),
-        )
-        n = 0
-        for row in rows:
-            if row["outcome"] != "block":
-                break
-            n += 1
-        return n
 
     def session_tool_totals(self, session_id: str) -> list[dict[str, Any]]:
         return self.query(

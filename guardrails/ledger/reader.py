@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
     from typing import Any
 
-__all__ = ["EXAMPLE_QUERY", "STATS", "LedgerReader", "connect_readonly"]
+__all__ = ["EXAMPLE_QUERY", "HOOK_OUTCOMES", "STATS", "LedgerReader", "connect_readonly"]
 
 _READ_ONLY_OPS = {
     sqlite3.SQLITE_SELECT,
@@ -72,13 +72,16 @@ _EVENT_DECISIONS = (
     "select decision from events where session_id = ? and event = ? "
     "and coalesce(agent_id, '') = ? order by id desc limit ?"
 )
-#: one hook's latest outcomes on one stop event, newest first (skipped runs ignored)
-_HOOK_OUTCOMES = (
+#: one hook's latest outcomes on one stop event, newest first (skipped runs ignored);
+#: ``{same}``: the engine's comparison that holds for two NULLs (the main agent's None)
+HOOK_OUTCOMES = (
     "SELECT h.outcome FROM events e JOIN hook_runs h ON h.event_id = e.id "
     "WHERE e.session_id = ? AND e.event = ? AND h.tool_call_id IS NULL AND h.hook = ? "
-    "AND e.agent_id IS ? AND h.event_id IS NOT NULL AND h.outcome != 'skipped' "
+    "AND e.agent_id {same} ? AND h.event_id IS NOT NULL AND h.outcome != 'skipped' "
     "ORDER BY e.id DESC LIMIT ?"
 )
+#: SQLite's
+_HOOK_OUTCOMES = HOOK_OUTCOMES.format(same="IS")
 _SUCCEEDED_TOOLS = (
     "SELECT DISTINCT tool_name FROM tool_calls WHERE session_id = ? AND status = 'ok'"
 )
@@ -182,6 +185,7 @@ class LedgerReader:
 
     #: ``tool_name`` matched against a GLOB parameter, in this engine's SQL
     _TOOL_GLOB = "tool_name GLOB ?"
+    _HOOK_OUTCOMES = _HOOK_OUTCOMES
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -269,7 +273,7 @@ class LedgerReader:
     ) -> int:
         """How many of ``hook``'s latest runs (not skipped) on ``event_name`` events of this
         session and agent blocked in a row, newest first; at most ``limit``."""
-        rows = self.query(_HOOK_OUTCOMES, (session_id, event_name, hook, agent_id, limit))
+        rows = self.query(self._HOOK_OUTCOMES, (session_id, event_name, hook, agent_id, limit))
         return _leading(rows, "outcome", "block")
 
     def session_tool_totals(self, session_id: str) -> list[dict[str, Any]]:

@@ -12,7 +12,8 @@ a line it could not import, with why, in ``<spool>.rejected`` (one JSON object a
 ``v`` is the format: a release that changes an operation's parameters writes a new
 ``v`` and keeps importing the older ones, so a spool written because the file's schema
 was newer than the writer (``newer_schema``) is imported by the newer hookrails. This
-module only handles files; the store runs the statements.
+module only handles files and the import's one loop (:func:`import_records`, which every
+engine's import and the journal's share); the store runs the statements.
 """
 
 from __future__ import annotations
@@ -32,23 +33,28 @@ except ImportError:  # pragma: no cover - Windows: no flock; the window stays
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
-    from collections.abc import Container
+    from collections.abc import Callable, Container, Iterable
     from dataclasses import Field
     from typing import Any, ClassVar
 
     from .records import Op
+
+    #: a spooled line, its operations (None: not a record) and why not
+    Parsed = tuple[str, list[Op] | None, str]
 
 __all__ = [
     "FORMAT",
     "RecoverReport",
     "append",
     "finish",
+    "import_records",
     "line_of",
     "parse",
     "reject",
     "spool_path",
     "spool_paths",
     "take",
+    "taken",
     "waiting",
 ]
 
@@ -159,6 +165,38 @@ def parse(line: str, known: Container[str]) -> tuple[list[Op] | None, str]:
             return None, f"unknown operation {op[0]!r}"
         ops.append((op[0], op[1]))
     return ops, ""
+
+
+def taken(spool: str, known: Container[str]) -> list[Parsed]:
+    """The lines :func:`take` gives that are not blank, each :func:`parse`'d: what an
+    import runs."""
+    return [(line, *parse(line, known)) for line in take(spool) if line.strip()]
+
+
+def import_records(
+    records: Iterable[Parsed],
+    run: Callable[[list[Op]], None],
+    refused: tuple[type[BaseException], ...],
+) -> tuple[int, list[tuple[str, str]]]:
+    """Run parsed records ``(line, ops or None, why not)`` with ``run`` (the store's: one
+    record on its own savepoint, its strings made storable): ``(imported, [(line, why
+    rejected)])``. One that is not a record, or that ``run`` refuses with one of the
+    ``refused`` errors (the record's values: the store rolled its savepoint back), is
+    rejected and the rest go on; any other error stops the import, whose transaction
+    then rolls back and keeps the spool."""
+    imported, rejected = 0, []
+    for line, ops, why in records:
+        if ops is None:
+            rejected.append((line, why))
+            continue
+        try:
+            run(ops)
+        except refused as exc:
+            names = ",".join(dict.fromkeys(name for name, _ in ops))
+            rejected.append((line, f"{names}: {type(exc).__name__}: {exc}"))
+        else:
+            imported += 1
+    return imported, rejected
 
 
 def reject(spool: str, rejected: list[tuple[str, str]]) -> None:

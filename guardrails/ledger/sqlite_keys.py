@@ -3,7 +3,7 @@
 Each function runs inside the caller's ``BEGIN IMMEDIATE`` transaction
 (:meth:`Ledger.write_transaction <guardrails.ledger.sqlite.Ledger.write_transaction>`),
 so processes sharing the file agree on a single owner: a claim is one
-``INSERT OR IGNORE``, and a key met there is judged (:func:`~.store.judge`) before
+``INSERT OR IGNORE``, and a key met there is judged (:func:`~.store.judge_held`) before
 anything else can change it. A claim whose call will never finish (its ``tool_calls``
 row was denied, failed or interrupted, or its process is gone) is taken over; one
 whose call finished ``ok`` without its PostToolUse counts as completed.
@@ -13,20 +13,19 @@ from __future__ import annotations
 
 import calendar
 import itertools
-import json
 import os
 import time
 
 from ..errors import LedgerError
 from .common import iso_time, process_alive
-from .store import ClaimResult, StoredKey, judge
+from .store import ClaimResult, StoredKey, earlier_input, held_elsewhere, judge_held
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
     import sqlite3
-    from typing import Any, Literal
+    from typing import Any
 
-    from .store import KeyClaim, Verdict
+    from .store import KeyClaim
 
 __all__ = ["SWEEP_BATCH", "SWEEP_EVERY", "claim", "finish", "prune", "release"]
 
@@ -34,8 +33,6 @@ __all__ = ["SWEEP_BATCH", "SWEEP_EVERY", "claim", "finish", "prune", "release"]
 SWEEP_EVERY = 256
 SWEEP_BATCH = 256
 _claims = itertools.count(1)
-#: tool_calls statuses that mean an in-progress claim's call is not running
-_ENDED = frozenset({"denied", "error", "interrupted"})
 
 _INSERT = (
     "INSERT OR IGNORE INTO idempotency_keys (key, scope, session_id, agent_id, tool_name, "
@@ -102,21 +99,11 @@ def claim(conn: sqlite3.Connection, c: KeyClaim, path: str) -> ClaimResult:
         _epoch(found[5]),
         None if found[6] is None else _epoch(found[6]),
     )
-    verdict: Verdict | Literal["reclaim"]
-    call = None
-    if row.state == "in_progress" and row.tool_call_id != c.tool_call_id:
-        call = _call(conn, row)
-        if call is not None and (call[0] in _ENDED or _orphaned(call)):
-            verdict = "reclaim"  # denied after the claim, failed, interrupted, crashed
-        elif call is not None and call[0] == "ok":
-            row.state, row.result = "completed", call[1]  # finished without our post
-            conn.execute(_COMPLETED_BY_CALL, (row.result, now, c.key))
-            verdict = judge(row, c)
-        else:
-            verdict = judge(row, c)
-    else:
-        verdict = judge(row, c)
-    if verdict == "reclaim":
+    call = _call(conn, row) if held_elsewhere(row, c) else None
+    verdict, finished = judge_held(row, c, call, call is not None and _orphaned(call))
+    if finished:  # its call finished ok without our post
+        conn.execute(_COMPLETED_BY_CALL, (row.result, now, c.key))
+    if verdict == "reclaim":  # denied after the claim, failed, interrupted, crashed, expired
         conn.execute(
             _RECLAIM,
             (c.scope, c.session_id, c.agent_id, c.tool_name, c.payload_hash,
@@ -124,9 +111,7 @@ def claim(conn: sqlite3.Connection, c: KeyClaim, path: str) -> ClaimResult:
         )  # fmt: skip
         return ClaimResult("claimed")
     if verdict == "conflict":
-        call = call or _call(conn, row)
-        if call is not None and call[2]:
-            row.tool_input = _loads(call[2])
+        row.tool_input = earlier_input(call or _call(conn, row))
     return ClaimResult(verdict, row)
 
 
@@ -170,13 +155,6 @@ def _orphaned(call: tuple[Any, ...]) -> bool:
     if status != "pending" or pid is None or pid == os.getpid():
         return False
     return not process_alive(pid)
-
-
-def _loads(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
 
 def _epoch(iso: str) -> float:

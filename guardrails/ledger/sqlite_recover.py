@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Container, Iterable, Sequence
 
     from .records import Op
+    from .spool import Parsed
 
 __all__ = ["cannot_recover", "import_records", "import_spool", "mark_stale"]
 
@@ -43,34 +44,34 @@ _RECORD_ERRORS = (
 
 def import_records(
     conn: sqlite3.Connection,
-    records: Iterable[tuple[str, list[Op] | None, str]],
+    records: Iterable[Parsed],
     execute: Callable[[sqlite3.Connection, Sequence[Op]], None],
 ) -> tuple[int, list[tuple[str, str]]]:
     """Run parsed records ``(line, ops or None, why not)`` inside the caller's transaction,
     each on its own savepoint with its strings made storable (:func:`.records.escape_ops`):
     ``(imported, [(line, why rejected)])``; one that is not a record, or that the schema or
-    SQLite refuses, is rejected and the rest go on. A record that changes a call the
-    aggregate views' rollups already summed empties them (:func:`.rollup.changes_summed`),
-    so the views stay exact. The spool's import and the journal's share it."""
+    SQLite refuses, is rejected and the rest go on (:func:`.spool.import_records`, the loop
+    the PostgreSQL import shares). A record that changes a call the aggregate views'
+    rollups already summed empties them (:func:`.rollup.changes_summed`), so the views stay
+    exact. The spool's import and the journal's share it."""
     from .rollup import changes_summed, invalidate
 
-    imported, rejected, summed = 0, [], False
-    for line, ops, why in records:
-        if ops is None:
-            rejected.append((line, why))
-            continue
+    summed = False
+
+    def run(ops: list[Op]) -> None:
+        nonlocal summed
         ops = escape_ops(ops)
         conn.execute("SAVEPOINT import_record")
         try:  # a malformed record fails its check as it would fail its statements
             summed = changes_summed(conn, ops) or summed
             execute(conn, ops)
-        except _RECORD_ERRORS as exc:
+        except _RECORD_ERRORS:
             conn.execute("ROLLBACK TO import_record")
-            names = ",".join(dict.fromkeys(name for name, _ in ops))
-            rejected.append((line, f"{names}: {type(exc).__name__}: {exc}"))
-        else:
-            imported += 1
+            conn.execute("RELEASE import_record")
+            raise
         conn.execute("RELEASE import_record")
+
+    imported, rejected = spooled.import_records(records, run, _RECORD_ERRORS)
     if summed:
         invalidate(conn)
     return imported, rejected
@@ -96,10 +97,7 @@ def import_spool(
         return None
     begin(conn, timeout)
     try:
-        records = [
-            (line, *spooled.parse(line, known)) for line in spooled.take(spool) if line.strip()
-        ]
-        imported, rejected = import_records(conn, records, execute)
+        imported, rejected = import_records(conn, spooled.taken(spool, known), execute)
         spooled.reject(spool, rejected)
         conn.execute("COMMIT")
     except BaseException:

@@ -25,7 +25,8 @@ key means for a new call (:data:`Verdict`):
 
 A store decides "will never finish" its own way: SQLite looks at the claim's
 ``tool_calls`` row (denied, failed, interrupted, or its process gone); a server store
-may give claims a lease instead. :meth:`Store.complete_key` / :meth:`Store.fail_key`
+may give claims a lease instead; :func:`judge_held` is what every ledger store makes of
+the answer. :meth:`Store.complete_key` / :meth:`Store.fail_key`
 end a claim; :meth:`Store.release_key` gives one up without an outcome;
 :meth:`Store.prune_keys` deletes expired ones.
 
@@ -59,7 +60,13 @@ if TYPE_CHECKING:
 
     Verdict = Literal["claimed", "completed", "conflict", "in_progress"]
 
-__all__ = ["ClaimResult", "KeyClaim", "StoredKey", "judge"]
+__all__ = [
+    "ENDED", "ClaimResult", "KeyClaim", "StoredKey", "earlier_input", "held_elsewhere", "judge",
+    "judge_held",
+]  # fmt: skip
+
+#: ``tool_calls`` statuses that mean a claim's call is not running and never will
+ENDED = frozenset({"denied", "error", "interrupted"})
 
 
 @dataclass(slots=True)
@@ -115,6 +122,51 @@ def judge(row: StoredKey, c: KeyClaim) -> Verdict | Literal["reclaim"]:
     if c.declared and row.payload_hash != c.payload_hash:
         return "conflict"
     return "completed" if row.state == "completed" else "in_progress"
+
+
+def held_elsewhere(row: StoredKey, c: KeyClaim) -> bool:
+    """Whether ``row`` is another call's claim still in progress: then what a store knows
+    of that call (its ``tool_calls`` row, its holder) decides the key (:func:`judge_held`)."""
+    return row.state == "in_progress" and row.tool_call_id != c.tool_call_id
+
+
+def judge_held(
+    row: StoredKey, c: KeyClaim, call: Sequence[Any] | None, gone: bool
+) -> tuple[Verdict | Literal["reclaim"], bool]:
+    """:func:`judge` for a key a ledger store met, one rule for every engine (no SQL here).
+
+    When ``row`` is :func:`held_elsewhere`, the store looked up its call: ``call`` is that
+    ``tool_calls`` row (status, result, arguments, ...; None: no row), and ``gone`` says
+    whether the call's holder will never finish it, by the store's own test (SQLite: its
+    process is gone; a server store: its lease ran out). A call that ended (denied,
+    failed, interrupted) or whose holder is gone frees the key (``reclaim``); one that
+    finished ``ok`` without its PostToolUse counts as completed: ``row`` then says so,
+    with the call's result, and the second value is True for the store to write that.
+    Otherwise ``call`` and ``gone`` are not read."""
+    if not held_elsewhere(row, c):
+        return judge(row, c), False
+    status = None if call is None else call[0]
+    if status in ENDED:
+        return "reclaim", False
+    if call is not None and status == "ok":
+        row.state, row.result = "completed", call[1]
+        return judge(row, c), True
+    if gone:
+        return "reclaim", False
+    return judge(row, c), False
+
+
+def earlier_input(call: Sequence[Any] | None) -> Any:
+    """The input of the call holding a key, from its ``tool_calls`` row (for a conflict's
+    message): its JSON, the text when that is not JSON, None when unknown."""
+    if call is None or not call[2]:
+        return None
+    import json
+
+    try:
+        return json.loads(call[2])
+    except ValueError:
+        return call[2]
 
 
 if TYPE_CHECKING:

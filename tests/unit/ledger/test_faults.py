@@ -562,3 +562,54 @@ def test_pre_tool_use_of_another_process_finds_its_capped_arguments(ledger_path:
     assert len(row) == 1 and row[0]["status"] == "ok"
     _marker(row[0]["tool_call_arguments"], big, 65536)
     assert row[0]["arguments_hash"] == canonical_hash(big)
+
+
+#: what PostgreSQL's import keeps as the reason where it differs from SQLite's (psycopg names
+#: the violated rule)
+_PG_REASONS = {
+    "check-constraint": "CheckViolation",
+    "not-null": "NotNullViolation",
+    "integer-too-big": "NumericValueOutOfRange",
+}
+
+
+@pytest.mark.parametrize(
+    ("id_", "make_bad", "reason"), BAD_RECORDS, ids=[c[0] for c in BAD_RECORDS]
+)
+def test_the_spool_import_both_engines_share_rejects_one_bad_record_with_why(
+    tmp_path: Path, postgres_url: str, id_: str, make_bad: Callable[[str], str], reason: str
+) -> None:
+    """``spool.import_records``, the import's loop, on each engine: the spool a SQLite
+    ledger wrote (the format is the engines'), with one bad record, imported by both."""
+    definition = AgentDefinition(
+        hooks={
+            "PreToolUse": [HookMatcher(matcher="rm", hooks=[lambda e, c: HookResult.deny("no")])]
+        }
+    )
+    source = Ledger(tmp_path / "source.db")
+    try:
+        guard = Guard(definition, ledger=source)
+        with _spooled(source):
+            ids = _valid(guard, 2, "before")
+            guard.sync.run_tool("rm", {"path": "/"}, lambda path: None, tool_use_id="toolu_rm")
+            ids += _valid(guard, 2, "after")
+        lines = _spool_lines(source)
+    finally:
+        source.close()
+    assert len(lines) == 9
+    bad = make_bad(lines[4])
+    for engine, where in (("sqlite", str(tmp_path / "ledger.db")), ("postgres", postgres_url)):
+        with Ledger(where) as ledger:
+            spool = Path(ledger.spool_path)  # PostgreSQL's: in the temp folder
+            try:
+                spool.write_text("".join([*lines[:4], bad, *lines[5:]]), "utf-8")
+                report = ledger.recover()
+                kept = [json.loads(x) for x in Path(f"{spool}.rejected").read_text().splitlines()]
+            finally:
+                for leftover in spool.parent.glob(spool.name + "*"):
+                    leftover.unlink()
+        assert (report.imported, report.rejected) == (8, 1), engine
+        assert set(_calls(where)) == set(ids), engine
+        assert len(kept) == 1 and kept[0]["record"] == bad.rstrip("\n"), engine
+        want = _PG_REASONS.get(id_, reason) if engine == "postgres" else reason
+        assert want in kept[0]["reason"], (engine, kept[0]["reason"])

@@ -140,6 +140,30 @@ def test_sessions_recorded_by_each_store_answer_alike(tmp_path: Path, postgres_u
 # --- choosing the store -----------------------------------------------------------------------
 
 
+def test_ledger_status_names_the_same_views_on_both_engines_over_one_connection(
+    ledger_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``hookrails ledger status``: the tables, the views and the schema, on a PostgreSQL
+    ledger read over one connection (it used to open a second one for the views)."""
+    from guardrails.ledger import postgres_query
+    from guardrails.ledger.admin import ledger_status
+
+    Ledger(ledger_url).close()
+    opened: list[str] = []
+    real = postgres_query.connect
+
+    def counted(url: str, **kwargs: Any) -> Any:
+        opened.append(url)
+        return real(url, **kwargs)
+
+    monkeypatch.setattr(postgres_query, "connect", counted)
+    found = ledger_status(ledger_url)
+    assert sorted(found.views) == sorted(name for name, _ in views())
+    assert found.tables["tool_calls"] == found.tables["events"] == 0
+    assert found.schema_version == found.known_version
+    assert len(opened) == (1 if ledger_url.startswith("postgresql://") else 0)
+
+
 def test_a_url_anywhere_in_the_order_makes_a_postgres_ledger(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

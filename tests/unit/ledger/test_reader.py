@@ -10,7 +10,15 @@ from typing import Any
 
 import pytest
 
-from guardrails import Ledger, LedgerError, LedgerReader
+from guardrails import (
+    AgentDefinition,
+    Guard,
+    HookMatcher,
+    HookResult,
+    Ledger,
+    LedgerError,
+    LedgerReader,
+)
 from guardrails.ledger.reader import STATS
 
 AT = "2025-01-01T00:00:00.000Z"
@@ -108,6 +116,56 @@ def test_hook_blocks_in_a_row_counts_one_hooks_runs_and_skips_skipped_ones(
     assert reader.hook_blocks_in_a_row("s1", "AgentStop", "promise", None, 1) == 1
     assert reader.hook_blocks_in_a_row("s1", "AgentStop", "promise", "a1", 9) == 0
     assert reader.hook_blocks_in_a_row("s1", "SubagentStop", "promise", None, 9) == 0
+
+
+#: id, the stops in turn (agent: None for the main one, what the hook ``gate`` answers), the
+#: question (event, agent, limit), the answer: the one count both engines give
+_HOOK_BLOCKS: list[tuple[str, list[tuple[str | None, str]], tuple[str, str | None, int], int]] = [
+    ("newest-first", [(None, "block"), (None, "allow"), (None, "block"), (None, "block")],
+     ("AgentStop", None, 9), 2),
+    ("at-most-the-limit", [(None, "block"), (None, "block")], ("AgentStop", None, 1), 1),
+    ("an-allow-ends-it", [(None, "block"), (None, "allow")], ("AgentStop", None, 9), 0),
+    ("a-subagent", [("a1", "block"), ("a1", "block"), (None, "allow")],
+     ("SubagentStop", "a1", 9), 2),
+    ("the-main-agent-is-none", [(None, "block"), ("a1", "allow"), (None, "block")],
+     ("AgentStop", None, 9), 2),
+    ("not-the-subagents", [("a1", "block")], ("SubagentStop", None, 9), 0),
+    ("another-agent", [("a1", "block")], ("SubagentStop", "a2", 9), 0),
+    ("another-event", [(None, "block")], ("SubagentStop", None, 9), 0),
+    ("none-yet", [], ("AgentStop", None, 9), 0),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("stops", "question", "count"),
+    [case[1:] for case in _HOOK_BLOCKS],
+    ids=[case[0] for case in _HOOK_BLOCKS],
+)
+def test_hook_blocks_in_a_row_answers_alike_on_both_engines(
+    ledger_url: str,
+    stops: list[tuple[str | None, str]],
+    question: tuple[str, str | None, int],
+    count: int,
+) -> None:
+    """One method (its SQL the engine's: a NULL-safe agent match) on SQLite and PostgreSQL,
+    over stops a Guard recorded."""
+    answers = iter(outcome for _, outcome in stops)
+
+    def gate(event: Any, ctx: Any) -> HookResult | None:
+        return HookResult.block("not yet") if next(answers) == "block" else None
+
+    hooks = {"Stop": [HookMatcher(hooks=[gate])], "SubagentStop": [HookMatcher(hooks=[gate])]}
+    with Ledger(ledger_url) as led:
+        session = Guard(AgentDefinition(hooks=hooks), ledger=led).session("s1")
+        for agent, _ in stops:
+            if agent is None:
+                session.sync.agent_stop("done")
+            else:
+                session.sync.subagent_stop(agent, "reviewer")
+        event, agent_id, limit = question
+        hook = f"{__name__}:{gate.__qualname__}"  # the name the ledger records it by
+        assert led.reader.hook_blocks_in_a_row("s1", event, hook, agent_id, limit) == count
+        assert led.reader.hook_blocks_in_a_row("s1", event, "other", agent_id, limit) == 0
 
 
 # --- tool calls ------------------------------------------------------------------------------

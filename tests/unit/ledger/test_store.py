@@ -5,7 +5,10 @@ same verdicts."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +19,7 @@ from guardrails import AgentDefinition, Guard, Ledger, LedgerError
 from guardrails.builtins.idempotency.store import MemoryKeys
 from guardrails.events import PreToolUse
 from guardrails.ledger import KeyClaim, StoredKey, judge
+from guardrails.ledger.store import judge_held
 from guardrails.results import Decision
 from tests._db import execute, rows, value
 
@@ -73,6 +77,40 @@ def stored(
 )
 def test_judge(row: StoredKey, c: KeyClaim, verdict: str) -> None:
     assert judge(row, c) == verdict
+
+
+#: id, the key met, its holder's tool_calls status (None: no row), whether the holder is
+#: gone, then what judge_held answers for a claim of t1
+_JUDGE_HELD: list[tuple[str, StoredKey, str | None, bool, str, bool]] = [
+    ("denied", stored("in_progress"), "denied", False, "reclaim", False),
+    ("error", stored("in_progress"), "error", False, "reclaim", False),
+    ("interrupted", stored("in_progress"), "interrupted", False, "reclaim", False),
+    ("ok", stored("in_progress"), "ok", False, "completed", True),
+    ("ok-gone", stored("in_progress"), "ok", True, "completed", True),  # finished: it counts
+    ("ok-expired", stored("in_progress", expires=1000.0), "ok", False, "reclaim", True),
+    ("pending-gone", stored("in_progress"), "pending", True, "reclaim", False),
+    ("pending", stored("in_progress"), "pending", False, "in_progress", False),
+    ("no-row-gone", stored("in_progress"), None, True, "reclaim", False),  # a lease ran out
+    ("no-row", stored("in_progress"), None, False, "in_progress", False),
+    ("own-claim", stored("in_progress", call_id="t1"), "denied", True, "claimed", False),
+    ("completed", stored("completed"), "denied", True, "completed", False),  # call unread
+    ("failed", stored("failed"), "pending", False, "reclaim", False),
+]
+
+
+@pytest.mark.parametrize(
+    ("row", "status", "gone", "verdict", "finished"),
+    [case[1:] for case in _JUDGE_HELD],
+    ids=[case[0] for case in _JUDGE_HELD],
+)
+def test_judge_held(
+    row: StoredKey, status: str | None, gone: bool, verdict: str, finished: bool
+) -> None:
+    """The rule both ledger stores apply to a key met in the store, given its call."""
+    call = None if status is None else (status, '{"id": 7}', None)
+    assert judge_held(row, claim("t1"), call, gone) == (verdict, finished)
+    if finished:
+        assert (row.state, row.result) == ("completed", '{"id": 7}')
 
 
 # --- key operations, on both stores ---------------------------------------------------------
@@ -163,6 +201,76 @@ def test_a_claim_whose_call_was_denied_is_taken_over(ledger: Ledger) -> None:
         "VALUES ('s1', 't1', 'charge', 'denied', '2025-01-01T00:00:00.000Z')",
     )
     assert ledger.claim_key(claim("t2")).verdict == "claimed"
+
+
+def _exited_pid() -> int:
+    """The pid of a process of this machine that ran and was reaped."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+#: a key t1 claimed, its call's tool_calls row (None: none), the engines' verdict for t2
+_HELD_ON_BOTH: list[tuple[str, str | None, bool, dict[str, str]]] = [
+    ("denied", "denied", True, {"sqlite": "claimed", "postgres": "claimed"}),
+    ("error", "error", True, {"sqlite": "claimed", "postgres": "claimed"}),
+    ("interrupted", "interrupted", True, {"sqlite": "claimed", "postgres": "claimed"}),
+    ("ok", "ok", True, {"sqlite": "completed", "postgres": "completed"}),
+    ("pending", "pending", True, {"sqlite": "in_progress", "postgres": "in_progress"}),
+    # SQLite: its process is gone; PostgreSQL asks the lease, which still holds
+    ("pending-exited", "pending", False, {"sqlite": "claimed", "postgres": "in_progress"}),
+    ("no-row", None, True, {"sqlite": "in_progress", "postgres": "in_progress"}),
+]
+
+
+@pytest.mark.parametrize(
+    ("status", "alive", "verdicts"),
+    [case[1:] for case in _HELD_ON_BOTH],
+    ids=[case[0] for case in _HELD_ON_BOTH],
+)
+def test_a_key_another_call_holds_is_judged_by_its_call_on_both_engines(
+    ledger: Ledger, status: str | None, alive: bool, verdicts: dict[str, str]
+) -> None:
+    """:func:`judge_held` as each engine feeds it: the holder's ``tool_calls`` row, and
+    the engine's own test of a holder that is gone."""
+    engine = "postgres" if ledger.path.startswith("postgresql://") else "sqlite"
+    assert ledger.claim_key(claim("t1")).verdict == "claimed"
+    if status is not None:
+        pid = os.getpid() if alive else _exited_pid()
+        execute(
+            ledger.path,
+            "INSERT INTO tool_calls (session_id, tool_call_id, tool_name, status, started_at, "
+            f"tool_call_result, pid) VALUES ('s1', 't1', 'charge', '{status}', "
+            f"'2025-01-01T00:00:00.000Z', '{{\"id\": 7}}', {pid})",
+        )
+    result = ledger.claim_key(claim("t2", now=1001.0))
+    assert result.verdict == verdicts[engine]
+    [key] = rows(ledger.path, "SELECT state, tool_call_id, result FROM idempotency_keys")
+    if result.verdict == "claimed":
+        assert key == {"state": "in_progress", "tool_call_id": "t2", "result": None}
+    elif result.verdict == "completed":  # the call finished ok without its PostToolUse
+        assert result.stored is not None and result.stored.result == '{"id": 7}'
+        assert key == {"state": "completed", "tool_call_id": "t1", "result": '{"id": 7}'}
+    else:
+        assert key == {"state": "in_progress", "tool_call_id": "t1", "result": None}
+
+
+@pytest.mark.parametrize("finished", [False, True], ids=["in-progress", "completed"])
+def test_a_conflict_shows_the_earlier_calls_input_on_both_engines(
+    ledger: Ledger, finished: bool
+) -> None:
+    ledger.claim_key(claim("t1", declared=True))
+    execute(
+        ledger.path,
+        "INSERT INTO tool_calls (session_id, tool_call_id, tool_name, status, started_at, "
+        "tool_call_arguments, pid) VALUES ('s1', 't1', 'charge', 'pending', "
+        f"'2025-01-01T00:00:00.000Z', '{{\"amount\": 2}}', {os.getpid()})",
+    )
+    if finished:
+        ledger.complete_key("k", "t1", "1", 1001.0, exact=True)
+    result = ledger.claim_key(claim("t2", now=1002.0, declared=True, payload="p2"))
+    assert result.verdict == "conflict"
+    assert result.stored is not None and result.stored.tool_input == {"amount": 2}
 
 
 def test_key_operations_on_a_store_that_cannot_be_written_raise_ledger_errors(
