@@ -1,17 +1,19 @@
 """Importing the journal (:mod:`.journal`) into the SQLite file, and seeding its halt markers.
 
-:func:`import_journal` runs on a writer connection before the writer's own transaction:
-the journal is taken under the write lock (renamed ``.importing``: records journaled
-meanwhile start a new journal, and two importers never take the same lines), each record
-runs on its own savepoint, one that cannot be imported goes to
-``<ledger>.journal.jsonl.rejected`` with why, and the file is removed once the import
-committed. An importer killed before its COMMIT leaves ``.importing``, which the next
-one imports on its own first; killed between its COMMIT and the removal, the same file
-is met again: its records are then already in the file (one transaction put them all
-there), and the next importer skips each one it finds there (:func:`.sqlite_watch.already_there`,
-asked for every record before any is imported), so none is imported twice. That holds
-because every writer imports the journal before it writes: a record still waiting in the
-journal has no rows in the file unless an import of it committed.
+:func:`import_journal` runs on a writer connection before the writer's own transaction: the
+journal is taken under the write lock (renamed ``.importing``: records journaled meanwhile
+start a new journal, and two importers never take the same lines), each record runs on its
+own savepoint, one that cannot be imported goes to ``<ledger>.journal.jsonl.rejected`` with
+why, and the file is removed once the import committed. The ``.importing`` file stays locked
+until that removal, so an importer that gets the write lock between another's COMMIT and its
+removal waits, then finds it gone (:func:`.spool.take`). An importer killed before its
+COMMIT leaves ``.importing``, which the next one imports on its own first; killed between
+its COMMIT and the removal, the same file is met again: its records are then already in the
+file (one transaction put them all there), and the next importer skips each one it finds
+there (:func:`.sqlite_watch.already_there`, asked for every record before any is imported),
+so none is imported twice. That holds because every writer imports the journal before it
+writes: a record still waiting in the journal has no rows in the file unless an import of it
+committed.
 """
 
 from __future__ import annotations
@@ -111,16 +113,13 @@ def _resume(conn: sqlite3.Connection, work: str, timeout: float) -> tuple[int, i
     from .records import escape_ops
 
     begin(conn, timeout)
+    taken = None
     try:
-        if not os.path.exists(work + ".importing"):  # another importer finished it meanwhile
+        taken = spooled.take(work, merge=False)
+        if not taken.held:  # another importer finished it meanwhile
             conn.execute("ROLLBACK")
             return 0, 0
-        with open(work + ".importing", encoding="utf-8", errors="surrogateescape") as fh:
-            lines = [line for line in fh.readlines() if line.strip()]
-        parsed: list[tuple[str, list[Op] | None, str]] = []
-        for line in lines:
-            ops, why = spooled.parse(line, SQL)
-            parsed.append((line, ops, why))
+        parsed = taken.parsed(SQL)
         there = [ops is not None and already_there(conn, escape_ops(ops)) for _, ops, _ in parsed]
         waiting_ones = [r for r, present in zip(parsed, there, strict=True) if not present]
         imported, bad = import_records(conn, waiting_ones, execute)
@@ -128,8 +127,10 @@ def _resume(conn: sqlite3.Connection, work: str, timeout: float) -> tuple[int, i
         conn.execute("COMMIT")
     except BaseException:
         rollback(conn)
+        if taken is not None:
+            taken.release()
         raise
-    spooled.finish(work)
+    taken.finish()
     return imported, len(bad)
 
 

@@ -60,14 +60,21 @@ def _import_spool(conn: psycopg.Connection[Any], spool: str) -> tuple[int, int] 
 
     if not spooled.waiting(spool):
         return None
-    with conn.transaction():
-        # two recovers on this machine take the spool in turn
-        conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 1))", (spool,))
-        if not spooled.waiting(spool):
-            return None
-        imported, rejected = spooled.import_records(spooled.taken(spool, SQL), run, refused)
-        spooled.reject(spool, rejected)
-    spooled.finish(spool)
+    taken = None
+    try:
+        with conn.transaction():
+            # two recovers on this machine take the spool in turn
+            conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 1))", (spool,))
+            taken = spooled.take(spool)
+            if not taken.held:  # another recover took it meanwhile
+                return None
+            imported, rejected = spooled.import_records(taken.parsed(SQL), run, refused)
+            spooled.reject(spool, rejected)
+    except BaseException:
+        if taken is not None:
+            taken.release()
+        raise
+    taken.finish()
     return imported, len(rejected)
 
 

@@ -7,7 +7,8 @@ once do not interleave. The line is ASCII (a lone surrogate is a ``\\udXXX`` esc
 :mod:`.sqlite_recover`) imports them: it takes the spool (:func:`take`) inside its
 write transaction and runs each record's operations on its own; :func:`reject` keeps
 a line it could not import, with why, in ``<spool>.rejected`` (one JSON object a line:
-``{"rejected_at", "reason", "record"}``), and :func:`finish` removes what was imported.
+``{"rejected_at", "reason", "record"}``), and :meth:`Taken.finish` removes what was
+imported once it committed.
 
 ``v`` is the format: a release that changes an operation's parameters writes a new
 ``v`` and keeps importing the older ones, so a spool written because the file's schema
@@ -35,7 +36,7 @@ TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 
 if TYPE_CHECKING:
     from collections.abc import Callable, Container, Iterable
     from dataclasses import Field
-    from typing import Any, ClassVar
+    from typing import IO, Any, ClassVar
 
     from .records import Op
 
@@ -45,8 +46,8 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMAT",
     "RecoverReport",
+    "Taken",
     "append",
-    "finish",
     "import_records",
     "line_of",
     "parse",
@@ -54,7 +55,6 @@ __all__ = [
     "spool_path",
     "spool_paths",
     "take",
-    "taken",
     "waiting",
 ]
 
@@ -121,16 +121,23 @@ def waiting(spool: str) -> bool:
     return os.path.exists(spool) or os.path.exists(spool + ".importing")
 
 
-def take(spool: str) -> list[str]:
-    """The lines to import, once the caller holds the ledger's write lock.
+def take(spool: str, *, merge: bool = True) -> Taken:
+    """The lines to import, once the caller holds the ledger's write lock; they stay this
+    import's until :meth:`Taken.finish` (after its COMMIT) or :meth:`Taken.release`
+    (rolled back).
 
     The spool is renamed to ``<spool>.importing``, so records spooled meanwhile start
-    a new spool and two recovers never import it twice; a ``.importing`` file left by
-    a recover that stopped before COMMIT is imported (it was not).
+    a new spool and two imports never take the same lines. The ``.importing`` file is
+    locked from here to its removal: the next import, which may get the write lock
+    between this one's COMMIT and that removal, waits for it and then finds it gone,
+    instead of importing those lines again. One left by an import that stopped before
+    its COMMIT (the lock died with it) is imported, with the spool appended to it
+    (``merge``; without: that file only).
     """
     work = spool + ".importing"
-    if os.path.exists(spool):
-        if os.path.exists(work):
+    fh = _locked(work)
+    if merge and os.path.exists(spool):
+        if fh is not None:
             with open(spool, "rb") as src:
                 if _flock is not None:  # appends in flight end first; later ones start anew
                     _flock(src.fileno(), _LOCK_EX)
@@ -139,10 +146,87 @@ def take(spool: str) -> list[str]:
                 os.remove(spool)
         else:
             os.replace(spool, work)
-    with open(work, encoding="utf-8", errors="surrogateescape") as fh:
-        if _flock is not None:  # writers that opened the spool before the rename finish
-            _flock(fh.fileno(), _LOCK_EX)
-        return fh.readlines()
+            fh = _locked(work)  # writers that opened the spool before the rename finish
+    return Taken(work, fh)
+
+
+def _locked(work: str) -> IO[str] | None:
+    """``work`` opened and locked exclusively (after the import that holds it, if one
+    does), or None: not there, or removed while this waited (that import committed it)."""
+    try:
+        fh = open(work, encoding="utf-8", errors="surrogateescape")  # noqa: SIM115  # held
+    except FileNotFoundError:
+        return None
+    if _flock is not None:  # (Windows: no flock; the window stays)
+        try:
+            _wait_for(fh.fileno(), work)
+        except BaseException:
+            fh.close()
+            raise
+        if os.fstat(fh.fileno()).st_nlink == 0:
+            fh.close()
+            return None
+    return fh
+
+
+_LOCK_NB = 4  # fcntl.LOCK_NB
+#: how long an import waits for the one before it to remove the file it committed (a few
+#: system calls: longer means that process stopped), before it fails and leaves it for later
+_HELD_WAIT = 10.0
+
+
+def _wait_for(fd: int, work: str) -> None:
+    """Lock ``fd`` (of the file ``work``) exclusively, waiting at most :data:`_HELD_WAIT`
+    seconds."""
+    import time
+
+    deadline = time.monotonic() + _HELD_WAIT
+    while True:
+        try:
+            _flock(fd, _LOCK_EX | _LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise OSError(
+                    f"another import has held {work} for {_HELD_WAIT:g} s; it waits for the next"
+                ) from None
+            time.sleep(0.001)
+
+
+class Taken:
+    """What :func:`take` took: its ``lines`` (none when nothing waited), and the lock on
+    the file they came from."""
+
+    __slots__ = ("_fh", "lines", "work")
+
+    def __init__(self, work: str, fh: IO[str] | None) -> None:
+        self.work = work
+        self._fh = fh
+        self.lines: list[str] = [] if fh is None else fh.readlines()
+
+    @property
+    def held(self) -> bool:
+        """Whether anything was taken (a file was there)."""
+        return self._fh is not None
+
+    def parsed(self, known: Container[str]) -> list[Parsed]:
+        """The lines that are not blank, each :func:`parse`'d: what an import runs."""
+        return [(line, *parse(line, known)) for line in self.lines if line.strip()]
+
+    def finish(self) -> None:
+        """After the import committed: remove the imported file, then let the next
+        import look."""
+        if self._fh is not None:
+            try:
+                os.remove(self.work)
+            finally:
+                self.release()
+
+    def release(self) -> None:
+        """The import did not commit: the lines wait for the next import."""
+        fh, self._fh = self._fh, None
+        if fh is not None:
+            fh.close()
 
 
 def parse(line: str, known: Container[str]) -> tuple[list[Op] | None, str]:
@@ -165,12 +249,6 @@ def parse(line: str, known: Container[str]) -> tuple[list[Op] | None, str]:
             return None, f"unknown operation {op[0]!r}"
         ops.append((op[0], op[1]))
     return ops, ""
-
-
-def taken(spool: str, known: Container[str]) -> list[Parsed]:
-    """The lines :func:`take` gives that are not blank, each :func:`parse`'d: what an
-    import runs."""
-    return [(line, *parse(line, known)) for line in take(spool) if line.strip()]
 
 
 def import_records(
@@ -221,11 +299,6 @@ def reject(spool: str, rejected: list[tuple[str, str]]) -> None:
         spool + ".rejected",
         rejected[0][1] if len(rejected) == 1 else f"first: {rejected[0][1]}",
     )
-
-
-def finish(spool: str) -> None:
-    """After the import committed: remove the imported file."""
-    os.remove(spool + ".importing")
 
 
 @record()

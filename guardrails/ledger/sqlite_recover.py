@@ -88,7 +88,8 @@ def import_spool(
     None when nothing waits there.
 
     The spool is taken (:func:`.spool.take`: renamed ``.importing``, or one a stopped
-    recover left, resumed) under the write lock. Each record runs on its own savepoint
+    recover left, resumed) under the write lock, and kept locked until it is removed
+    after the COMMIT, so the next import never takes it again. Each record runs on its own savepoint
     with its strings made storable (:func:`.records.escape_ops`); one that is not a
     record, or that the schema or SQLite refuses, goes to ``<spool>.rejected`` with
     why, and the rest go on. Nothing is committed until every record was tried.
@@ -96,14 +97,21 @@ def import_spool(
     if not spooled.waiting(spool):
         return None
     begin(conn, timeout)
+    taken = None
     try:
-        imported, rejected = import_records(conn, spooled.taken(spool, known), execute)
+        taken = spooled.take(spool)
+        if not taken.held:  # another import took it meanwhile
+            conn.execute("ROLLBACK")
+            return None
+        imported, rejected = import_records(conn, taken.parsed(known), execute)
         spooled.reject(spool, rejected)
         conn.execute("COMMIT")
     except BaseException:
         rollback(conn)
+        if taken is not None:
+            taken.release()
         raise
-    spooled.finish(spool)
+    taken.finish()
     return imported, len(rejected)
 
 

@@ -262,8 +262,9 @@ def test_appends_racing_a_take_are_never_lost(tmp_path: Path) -> None:
         while True:
             finished = done.is_set()
             if spooled.waiting(target):
-                taken.extend(spooled.take(target))
-                spooled.finish(target)
+                took = spooled.take(target)
+                taken.extend(took.lines)
+                took.finish()
             if finished:
                 return
 

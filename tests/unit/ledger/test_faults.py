@@ -231,6 +231,95 @@ def test_an_importing_file_left_behind_is_resumed_with_the_new_spool(ledger_path
     assert not os.path.exists(spool) and not os.path.exists(spool + ".importing")
 
 
+def _hold_between_commit_and_removal(spool: str, known: Any) -> Any:
+    """An import that committed ``spool`` and has not removed it yet: its lock on the
+    ``.importing`` file, and the lines it took."""
+    from guardrails.ledger import spool as spooled
+
+    taken = spooled.take(spool)
+    assert taken.held and taken.parsed(known)
+    return taken
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "postgres"])
+def test_a_recover_that_gets_the_lock_before_the_last_one_removed_its_file_imports_none_twice(
+    engine: str, tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recover A committed the spool it took; recover B gets the ledger's lock before A
+    removed ``<spool>.importing``: B waits for the removal and imports nothing again (it
+    imported every record a second time), and does not fail (the file gone under it)."""
+    import threading
+
+    from guardrails.ledger import spool as spooled
+    from guardrails.ledger.sqlite_write import SQL
+
+    source = Ledger(tmp_path / "source.db")
+    try:
+        noop = HookMatcher(hooks=[lambda e, c: None])
+        guard = Guard(AgentDefinition(hooks={"PreToolUse": [noop]}), ledger=source)
+        with _spooled(source):
+            ids = _valid(guard, 3)
+        lines = _spool_lines(source)
+    finally:
+        source.close()
+    runs = "SELECT count(*) FROM hook_runs"
+    where = str(tmp_path / "ledger.db")
+    if engine == "postgres":
+        where = request.getfixturevalue("postgres_url")
+    with Ledger(where) as ledger:
+        spool = ledger.spool_path
+        Path(spool).write_text("".join(lines), "utf-8")
+        first = ledger.recover()  # A, but it keeps its file: taken again, as B would see it
+        assert first.imported == len(lines)
+        once = value(where, runs)
+        assert once == len(ids)  # one PreToolUse hook run a call
+        Path(spool).write_text("".join(lines), "utf-8")
+        held = _hold_between_commit_and_removal(spool, SQL)
+        waiting = threading.Event()
+        real = spooled._flock
+
+        def flock(fd: int, how: int) -> None:
+            if threading.current_thread().name == "B":
+                waiting.set()
+            real(fd, how)
+
+        monkeypatch.setattr(spooled, "_flock", flock)
+        second: list[Any] = []
+        b = threading.Thread(target=lambda: second.append(ledger.recover()), name="B")
+        b.start()
+        try:
+            assert waiting.wait(10)
+            b.join(0.2)  # B has the ledger's lock: let it go as far as it can
+        finally:
+            held.finish()
+            b.join(10)
+        assert not b.is_alive() and second and second[0].imported == 0
+        assert not os.path.exists(spool + ".importing")
+    assert sorted(_calls(where)) == sorted(ids)
+    assert value(where, runs) == once
+
+
+def test_an_import_waits_a_bounded_time_for_a_stopped_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The import before it stopped between its COMMIT and its removal (a stopped process
+    keeps its lock): the next one fails after a while, naming the file, instead of
+    holding the ledger's lock for ever; once that lock is let go the lines are taken."""
+    from guardrails.ledger import spool as spooled
+
+    spool = str(tmp_path / "s.jsonl")
+    Path(spool).write_text("one\n", "utf-8")
+    held = spooled.take(spool)
+    monkeypatch.setattr(spooled, "_HELD_WAIT", 0.05)
+    with pytest.raises(OSError, match=r"another import has held .*s\.jsonl\.importing"):
+        spooled.take(spool)
+    held.release()  # (its process ended without removing it: imported again)
+    again = spooled.take(spool)
+    assert again.lines == ["one\n"]
+    again.finish()
+    assert not spooled.waiting(spool)
+
+
 # --- every spool record on its own -----------------------------------------------------------
 
 
