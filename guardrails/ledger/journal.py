@@ -29,6 +29,7 @@ import json
 import os
 import time
 
+from .common import escape_surrogates
 from .records import EventRows
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
@@ -74,7 +75,9 @@ def halts_folder(path: str) -> str:
 def _marker(path: str, session_id: str, agent: str) -> str:
     from .._canonical_json import _sha256_hex  # not hashlib: it costs a hook process 2.7 ms
 
-    key = f"{session_id}\0{agent}".encode("utf-8", "surrogatepass")
+    # keyed as the file keeps them (a lone surrogate as its escape), so a marker made
+    # from the file's rows (seed_halts) is the one an event's own id looks for
+    key = f"{escape_surrogates(session_id)}\0{escape_surrogates(agent)}".encode()
     return os.path.join(halts_folder(path), _sha256_hex(key)[:32])
 
 

@@ -191,6 +191,29 @@ def test_halts_an_older_hookrails_recorded_get_their_markers(
     assert _calls(path)[-1] == ("t2", "deny", "denied")
 
 
+#: session ids the file keeps otherwise than the event sends them (a lone surrogate is
+#: stored as its escape), and a plain one
+ODD_SESSIONS = ["s-\udc80-low", "s-\ud800-high", "s-\ud83d\ude00-pair-as-two", SID]
+
+
+@pytest.mark.parametrize("session", ODD_SESSIONS, ids=["low", "high", "pair", "plain"])
+def test_a_halt_seeded_from_the_file_is_the_marker_the_sessions_calls_look_for(
+    tmp_path: Path, definition: AgentDefinition, session: str
+) -> None:
+    """The markers folder made again from the file (an older hookrails, a retired folder)
+    holds the marker a call of the halted session looks for, whatever its id holds: its
+    gate takes the store and is denied, never journaled."""
+    path = tmp_path / "ledger.db"
+    _ready(path)
+    _hook_process(path, definition, _pre("halt", "t1", session))
+    assert journal.may_be_halted(str(path), session, "journaled")
+    shutil.rmtree(halts_folder(str(path)))
+    _ready(path)  # seeded from session_state
+    assert journal.may_be_halted(str(path), session, "journaled")
+    assert _hook_process(path, definition, _pre("ls", "t2", session)).journaled == 0
+    assert _calls(path)[-1] == ("t2", "deny", "denied")
+
+
 def _journal_lines(path: Path, n: int, start: int = 0) -> list[str]:
     return [
         json.dumps(
