@@ -415,11 +415,15 @@ class PruneReport:
     dry_run: bool
     #: table -> rows deleted (or, with ``dry_run``, that would be)
     deleted: dict[str, int]
+    #: halt markers of sessions the file no longer holds halted, removed (or would be)
+    halt_markers: int = 0
 
     def lines(self) -> list[str]:
         verb = "would delete" if self.dry_run else "deleted"
         out = [f"{verb} rows from before {self.cutoff}:"]
         out += [f"  {table:<11} {n:>8,}" for table, n in self.deleted.items()]
+        if self.halt_markers:
+            out.append(f"{verb} {self.halt_markers:,} halt markers of sessions no longer halted")
         if self.dry_run:
             out.append("(dry run: nothing changed)")
         return out
@@ -458,7 +462,7 @@ def prune_ledger(
                        .fetchone()[0])
                 for t, w in prune.items()
             }  # fmt: skip
-            return PruneReport(path, cutoff, True, counts)
+            return PruneReport(path, cutoff, True, counts, _prune_halts(path, cutoff))
     _check_prunable(path, version, present)
     try:
         conn = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout)
@@ -484,7 +488,28 @@ def prune_ledger(
         raise LedgerError(f"prune failed: {exc}", path=path, kind=error_kind(exc)) from None
     finally:
         conn.close()
-    return PruneReport(path, cutoff, False, counts)
+    marks = _prune_halts(path, None, busy_timeout)
+    return PruneReport(path, cutoff, False, counts, marks)
+
+
+def _prune_halts(path: str, dry_run_cutoff: str | None, busy_timeout: float = 5.0) -> int:
+    """:func:`.journal_import.prune_halts` after the rows went; one that fails leaves the
+    markers (each only sends its session's calls to the file) and says so."""
+    from .journal_import import prune_halts
+
+    try:
+        conn = sqlite3.connect(path, isolation_level=None, timeout=busy_timeout)
+    except sqlite3.Error:
+        return 0
+    try:
+        return prune_halts(conn, path, busy_timeout, dry_run_cutoff)
+    except (OSError, sqlite3.Error) as exc:
+        from .common import logger
+
+        logger().warning("hookrails ledger prune: the halt markers of %s stay (%s)", path, exc)
+        return 0
+    finally:
+        conn.close()
 
 
 def _check_prunable(path: str, version: int, present: set[str]) -> None:

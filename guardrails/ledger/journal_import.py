@@ -23,7 +23,7 @@ import sqlite3
 import time
 
 from . import spool as spooled
-from .journal import _marker, halts_folder, journal_path, mark_halted, waiting
+from .journal import _LOCK_EX, _lock, _marker, halts_folder, journal_path, mark_halted, waiting
 from .reader import LedgerReader
 from .sqlite_recover import import_records, import_spool
 from .sqlite_state import Settle
@@ -44,6 +44,7 @@ __all__ = [
     "import_journal",
     "import_pending",
     "marking",
+    "prune_halts",
     "seed_halts",
 ]
 
@@ -160,6 +161,40 @@ def seed_halts(conn: sqlite3.Connection, path: str, timeout: float = 5.0) -> Non
         os.rename(work, folder)
     finally:  # it only read: ended without a COMMIT that could hide what went wrong
         rollback(conn)
+
+
+def prune_halts(
+    conn: sqlite3.Connection, path: str, timeout: float, dry_run_cutoff: str | None = None
+) -> int:
+    """Remove the halt markers of ``path`` whose session the file does not hold halted (its
+    halt is over, or ``prune`` deleted its state): how many. Under the write lock, so no
+    halt commits meanwhile, and the exclusive halt lock, so no gate looks meanwhile; a
+    marker only ever stands for a halt the file may hold. ``dry_run_cutoff``: remove
+    nothing, count as if the states last changed before it were deleted."""
+    folder = halts_folder(path)
+    if not os.path.isdir(folder):
+        return 0
+    begin(conn, timeout)
+    try:
+        keep = {
+            os.path.basename(_marker(path, session_id, agent))
+            for session_id, agent in conn.execute(
+                "SELECT session_id, agent_name FROM session_state "
+                "WHERE halted IS NOT NULL AND (?1 IS NULL OR updated_at >= ?1)",
+                (dry_run_cutoff,),
+            )
+        }
+        fd = _lock(path, _LOCK_EX)
+        try:
+            stale = [name for name in os.listdir(folder) if name not in keep]
+            if dry_run_cutoff is None:
+                for name in stale:
+                    os.remove(os.path.join(folder, name))
+        finally:
+            os.close(fd)
+    finally:  # it only read: ended without a COMMIT
+        rollback(conn)
+    return len(stale)
 
 
 class MarkingSettle(Settle):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -212,6 +213,46 @@ def test_a_halt_seeded_from_the_file_is_the_marker_the_sessions_calls_look_for(
     assert journal.may_be_halted(str(path), session, "journaled")
     assert _hook_process(path, definition, _pre("ls", "t2", session)).journaled == 0
     assert _calls(path)[-1] == ("t2", "deny", "denied")
+
+
+def test_prune_removes_the_markers_of_sessions_no_longer_halted(
+    tmp_path: Path, definition: AgentDefinition
+) -> None:
+    """``prune`` removes the markers of sessions the file no longer holds halted (a new
+    turn ended the halt; prune deleted an old state): their calls are journaled again. A
+    session still halted keeps its marker and its calls are still denied; a dry run
+    counts and removes nothing."""
+    from guardrails.events import UserPromptSubmit
+    from guardrails.ledger.admin import prune_ledger
+    from guardrails.results import Decision
+
+    path = tmp_path / "ledger.db"
+    _ready(path)
+    halted, resumed, old = "s-halted", "s-resumed", "s-old"
+    for n, session in enumerate((halted, resumed, old)):
+        _hook_process(path, definition, _pre("halt", f"h{n}", session))
+    day = 86_400.0
+    with Ledger(str(path)) as led:
+        prompt = Decision(UserPromptSubmit(session_id=resumed, cwd="/tmp", prompt="again"))
+        led.record(prompt, time.time(), agent="journaled", tenant=None,
+                   change=StateChange(new_turn=True))  # fmt: skip
+        led._conn.execute(  # type: ignore[union-attr]
+            "UPDATE session_state SET updated_at = '2000-01-01T00:00:00.000Z' WHERE session_id = ?",
+            (old,),
+        )
+    marked = {s: journal.may_be_halted(str(path), s, "journaled") for s in (halted, resumed, old)}
+    assert marked == {halted: True, resumed: True, old: True}  # markers stay until a prune
+    dry = prune_ledger(str(path), keep_days=30, dry_run=True)
+    assert dry.halt_markers == 2 and journal.may_be_halted(str(path), resumed, "journaled")
+    report = prune_ledger(str(path), keep_days=30, now=time.time() + day)
+    assert report.halt_markers == 2
+    assert "deleted 2 halt markers of sessions no longer halted" in report.lines()
+    marked = {s: journal.may_be_halted(str(path), s, "journaled") for s in (halted, resumed, old)}
+    assert marked == {halted: True, resumed: False, old: False}
+    assert _hook_process(path, definition, _pre("ls", "t1", resumed)).journaled == 1
+    assert _hook_process(path, definition, _pre("ls", "t2", halted)).journaled == 0
+    calls = {c[0]: c[1:] for c in _calls(path)}
+    assert calls["t1"] == ("allow", "pending") and calls["t2"] == ("deny", "denied")
 
 
 def _journal_lines(path: Path, n: int, start: int = 0) -> list[str]:
