@@ -94,21 +94,24 @@ def emit_sync(
     lock = session._lock
     if guard.ledger is None:  # nothing records each hook's time: the quiet path, inlined
         entry = None
-        quick = session._quick.get(type(event))  # a sealed class this session has seen
+        quick = session._quick.get(type(event))  # an event class this session has seen
         if quick is not None and event.agent_type is None:
-            field_, by_subject = quick
+            field_, by_subject, unsealed = quick
             subject = guard._agent if field_ is None else getattr(event, field_)
             if type(subject) is str:
                 entry = by_subject.get(subject)
+                if entry is not None and unsealed:
+                    _seal(event)  # read-only from here on, as _begin makes it
         if entry is None:
-            name, field_ = _sealed.get(type(event)) or _seal(event)
+            cls = type(event)
+            name, field_ = _sealed.get(cls) or _seal(event)
             subject = guard._agent if field_ is None else getattr(event, field_)  # as _begin
             if type(subject) is not str:
                 subject = ""
             key = (name, subject, event.agent_type)
             entry = session._plans.get(key) or session._plan(key)
             if key[2] is None:
-                session._remember(type(event), field_, subject, entry)
+                session._remember(cls, type(event), field_, subject, entry)
         plan, pairs = entry
         if pairs is not None and plan.quiet >= QUIET_RUNS:  # (pairs: Plan.plain)
             if not pairs:  # nothing runs, nothing changes: no turn needed
@@ -118,6 +121,7 @@ def emit_sync(
                 session._owner = _get_ident()
                 try:  # every hook runs, the chain timed once (untimed.py)
                     if session.halted is None:
+                        r = ctx = None
                         t0 = _perf()
                         try:
                             for fn, ctx in pairs:  # ctx: where it stopped

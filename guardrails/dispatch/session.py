@@ -111,9 +111,10 @@ class Session(AsyncEventMethods):
         #: when every hook of it runs (no argument rule) and it may take the quiet path
         #: (``Plan.plain``): made once per session
         self._plans: dict[tuple[str, str, str | None], tuple[Plan, Any]] = {}
-        #: the same entries for the quiet path, without an agent type: sealed event class ->
-        #: (its subject field, subject -> entry); a lookup without building a key tuple
-        self._quick: dict[type, tuple[str | None, dict[str, tuple[Plan, Any]]]] = {}
+        #: the same entries for the quiet path, without an agent type: event class -> (its
+        #: subject field, subject -> entry, whether an event of it is sealed first); a class
+        #: and its sealed class share one table. A lookup without building a key tuple
+        self._quick: dict[type, tuple[str | None, dict[str, tuple[Plan, Any]], bool]] = {}
         #: the Guard's sweep generation this session was last used in (its idle time)
         self._gen = guard._gen
         self._lock = _thread.allocate_lock()
@@ -184,14 +185,21 @@ class Session(AsyncEventMethods):
         return entry
 
     def _remember(
-        self, cls: type, field: str | None, subject: str, entry: tuple[Plan, Any]
+        self,
+        cls: type,
+        sealed: type,
+        field: str | None,
+        subject: str,
+        entry: tuple[Plan, Any],
     ) -> None:
-        """Keep ``entry`` (the chain of ``cls``'s events about ``subject``, no agent type)
-        for the quiet path's lookup."""
-        quick = self._quick.get(cls)
-        if quick is None:
-            quick = self._quick[cls] = (field, {})
-        quick[1][subject] = entry
+        """Keep ``entry`` (the chain of events about ``subject`` without an agent type, of
+        ``cls``, which is ``sealed`` once sealed) for the quiet path's lookup."""
+        quick = self._quick.get(sealed) or self._quick.get(cls)
+        by_subject: dict[str, tuple[Plan, Any]] = {} if quick is None else quick[1]
+        self._quick.setdefault(sealed, (field, by_subject, False))
+        if cls is not sealed:
+            self._quick.setdefault(cls, (field, by_subject, True))
+        by_subject[subject] = entry
 
     def ctx(self, b: Binding) -> HookContext:
         c = self._ctx[b.index]

@@ -55,7 +55,7 @@ __all__ = [
 #: the byte caps of :class:`~.sqlite.Ledger` (``DEFAULT_MAX_OUTPUT``, ``DEFAULT_MAX_ARGUMENTS``);
 #: not imported from there: that module imports ``sqlite3``
 _CAP = 64 * 1024
-_LOCK_SH, _LOCK_EX = 1, 2  # fcntl.LOCK_SH, fcntl.LOCK_EX
+_LOCK_SH, _LOCK_EX, _LOCK_NB = 1, 2, 4  # fcntl.LOCK_SH, fcntl.LOCK_EX, fcntl.LOCK_NB
 #: the spool format this hookrails writes (``spool.FORMAT``), and the newest it imports
 FORMAT = 1
 
@@ -144,14 +144,8 @@ def append_line(target: str, data: bytes, *, fsync: bool = False) -> int:
     for _ in range(100):
         fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            if _flock is not None:
-                _flock(fd, _LOCK_SH)
-                try:
-                    moved = os.fstat(fd).st_ino != os.stat(target).st_ino
-                except FileNotFoundError:
-                    moved = True
-                if moved:  # taken meanwhile: append to the file now at the path
-                    continue
+            if _flock is not None and not _share(fd, target):
+                continue  # taken meanwhile: append to the file now at the path
             written = os.write(fd, data)
             if fsync:
                 os.fsync(fd)
@@ -159,6 +153,32 @@ def append_line(target: str, data: bytes, *, fsync: bool = False) -> int:
         finally:
             os.close(fd)
     raise OSError(f"{target} kept being taken while appending")
+
+
+def _share(fd: int, target: str) -> bool:
+    """Lock ``fd`` shared, unless the file at ``target`` is not its file any more (an import
+    took it: False). An import holds the file it took exclusively until it removed it: a
+    writer that opened it just before does not wait for that, it sees it moved."""
+    waited = 0
+    while True:
+        try:
+            _flock(fd, _LOCK_SH | _LOCK_NB)
+        except BlockingIOError:
+            if _moved(fd, target):
+                return False
+            waited += 1  # an import merging this file into its own: one read
+            if waited > 20_000:
+                raise OSError(f"{target} stayed locked while appending") from None
+            time.sleep(0.0005)
+            continue
+        return not _moved(fd, target)
+
+
+def _moved(fd: int, target: str) -> bool:
+    try:
+        return os.fstat(fd).st_ino != os.stat(target).st_ino
+    except FileNotFoundError:
+        return True
 
 
 def append(path: str, ops: list[Op], durable: bool = False) -> bool:

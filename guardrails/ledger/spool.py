@@ -24,7 +24,7 @@ import os
 
 from .._dataclass_free import LIST, record
 from .common import logger
-from .journal import _LOCK_EX, FORMAT, line_of
+from .journal import _LOCK_EX, _LOCK_NB, FORMAT, line_of
 from .journal import append_line as _append
 
 try:
@@ -127,51 +127,75 @@ def take(spool: str, *, merge: bool = True) -> Taken:
     (rolled back).
 
     The spool is renamed to ``<spool>.importing``, so records spooled meanwhile start
-    a new spool and two imports never take the same lines. The ``.importing`` file is
-    locked from here to its removal: the next import, which may get the write lock
-    between this one's COMMIT and that removal, waits for it and then finds it gone,
-    instead of importing those lines again. One left by an import that stopped before
-    its COMMIT (the lock died with it) is imported, with the spool appended to it
-    (``merge``; without: that file only).
+    a new spool and two imports never take the same lines. The ``.importing`` file stays
+    locked until its removal: an import that gets the write lock between another one's
+    COMMIT and that removal finds it locked and takes nothing (it committed, or is giving
+    it back: the next import takes what is left), instead of importing those lines again.
+    One that an import which stopped before its COMMIT left (the lock died with it) is
+    imported, with the spool appended to it (``merge``; without: that file only).
     """
     work = spool + ".importing"
-    fh = _locked(work)
-    if merge and os.path.exists(spool):
+    fh, busy = _left(work)
+    if busy:
+        return Taken(work, None)
+    try:
+        if merge and os.path.exists(spool):
+            if fh is not None:
+                with open(spool, "rb") as src:
+                    if _flock is not None:  # appends in flight end first; later ones start anew
+                        _flock(src.fileno(), _LOCK_EX)
+                    with open(work, "ab") as dst:
+                        dst.write(b"\n" + src.read())  # a torn last line stays on its own line
+                    os.remove(spool)
+            else:
+                os.replace(spool, work)
+                fh = _locked(work)  # writers that opened the spool before the rename finish
+        return Taken(work, fh)
+    except BaseException:
         if fh is not None:
-            with open(spool, "rb") as src:
-                if _flock is not None:  # appends in flight end first; later ones start anew
-                    _flock(src.fileno(), _LOCK_EX)
-                with open(work, "ab") as dst:
-                    dst.write(b"\n" + src.read())  # a torn last line stays on its own line
-                os.remove(spool)
-        else:
-            os.replace(spool, work)
-            fh = _locked(work)  # writers that opened the spool before the rename finish
-    return Taken(work, fh)
+            fh.close()
+        raise
 
 
-def _locked(work: str) -> IO[str] | None:
-    """``work`` opened and locked exclusively (after the import that holds it, if one
-    does), or None: not there, or removed while this waited (that import committed it)."""
+def _left(work: str) -> tuple[IO[str] | None, bool]:
+    """The ``.importing`` file an import left, opened and locked (None: there is none), and
+    whether another import holds it instead (between its COMMIT and its removal, or giving
+    it back): not waited for, since the caller holds the ledger's write lock."""
     try:
         fh = open(work, encoding="utf-8", errors="surrogateescape")  # noqa: SIM115  # held
     except FileNotFoundError:
-        return None
-    if _flock is not None:  # (Windows: no flock; the window stays)
+        return None, False
+    if _flock is None:  # (Windows: no flock; the window stays)
+        return fh, False
+    try:
+        _flock(fh.fileno(), _LOCK_EX | _LOCK_NB)
+    except BlockingIOError:
+        fh.close()
+        return None, True
+    except BaseException:
+        fh.close()
+        raise
+    if os.fstat(fh.fileno()).st_nlink == 0:  # removed before we locked it: committed
+        fh.close()
+        return None, False
+    return fh, False
+
+
+def _locked(work: str) -> IO[str] | None:
+    """The file this import just renamed to ``work``, opened and locked once the writers
+    that opened it before the rename are done (at most :data:`_HELD_WAIT` seconds)."""
+    fh = open(work, encoding="utf-8", errors="surrogateescape")  # noqa: SIM115  # held
+    if _flock is not None:
         try:
             _wait_for(fh.fileno(), work)
         except BaseException:
             fh.close()
             raise
-        if os.fstat(fh.fileno()).st_nlink == 0:
-            fh.close()
-            return None
     return fh
 
 
-_LOCK_NB = 4  # fcntl.LOCK_NB
-#: how long an import waits for the one before it to remove the file it committed (a few
-#: system calls: longer means that process stopped), before it fails and leaves it for later
+#: how long an import waits for the writers still appending to the spool it renamed (one
+#: write each: longer means one stopped), before it fails and leaves the file for later
 _HELD_WAIT = 10.0
 
 
@@ -188,26 +212,33 @@ def _wait_for(fd: int, work: str) -> None:
         except BlockingIOError:
             if time.monotonic() >= deadline:
                 raise OSError(
-                    f"another import has held {work} for {_HELD_WAIT:g} s; it waits for the next"
+                    f"a writer has held {work} for {_HELD_WAIT:g} s; it waits for the next import"
                 ) from None
             time.sleep(0.001)
 
 
 class Taken:
     """What :func:`take` took: its ``lines`` (none when nothing waited), and the lock on
-    the file they came from."""
+    the file they came from (none without ``flock``: the file is closed at once, as an
+    open file cannot be removed there)."""
 
-    __slots__ = ("_fh", "lines", "work")
+    __slots__ = ("_fh", "held", "lines", "work")
 
     def __init__(self, work: str, fh: IO[str] | None) -> None:
         self.work = work
+        #: whether anything was taken (a file was there)
+        self.held = fh is not None
+        self.lines: list[str] = []
+        if fh is not None:
+            try:
+                self.lines = fh.readlines()
+            except BaseException:
+                fh.close()
+                raise
+            if _flock is None:
+                fh.close()
+                fh = None
         self._fh = fh
-        self.lines: list[str] = [] if fh is None else fh.readlines()
-
-    @property
-    def held(self) -> bool:
-        """Whether anything was taken (a file was there)."""
-        return self._fh is not None
 
     def parsed(self, known: Container[str]) -> list[Parsed]:
         """The lines that are not blank, each :func:`parse`'d: what an import runs."""
@@ -216,7 +247,7 @@ class Taken:
     def finish(self) -> None:
         """After the import committed: remove the imported file, then let the next
         import look."""
-        if self._fh is not None:
+        if self.held:
             try:
                 os.remove(self.work)
             finally:

@@ -356,11 +356,15 @@ def named(name: str) -> Callable[[Any, Any], None]:
     return hook
 
 
-def test_the_quiet_lookup_by_event_class_finds_each_subject_and_agent_its_own_chain() -> None:
-    """The quiet path looks a sealed event's chain up by (its class, subject) without
-    building a key (an event emitted again, as a host retrying it or a benchmark does):
+@pytest.mark.parametrize("fresh", [True, False], ids=["fresh-events", "emitted-again"])
+def test_the_quiet_lookup_by_event_class_finds_each_subject_and_agent_its_own_chain(
+    fresh: bool,
+) -> None:
+    """The quiet path looks a chain up by (the event's class, its subject) without building
+    a key, for a new event (sealed on the way) and for one emitted again (sealed already):
     each tool, and each agent type (which never takes that lookup), still gets its own
-    chain, on every pass, in any order, and after the session was let go."""
+    chain, on every pass, in any order, and after the session was let go; every event
+    leaves sealed."""
     seen: list[Any] = []
 
     def bash(event: Any, ctx: Any) -> None:
@@ -373,29 +377,38 @@ def test_the_quiet_lookup_by_event_class_finds_each_subject_and_agent_its_own_ch
         HookMatcher(matcher="Read", hooks=[named("read")]),
         HookMatcher(matcher="Bash", hooks=[named("workers")], agents=["work*"]),
     )
-    cases = [
-        (_pre(), ["bash"]),
-        (_pre(tool="Read"), ["read"]),
-        (_pre(tool="Grep"), []),
+    cases: list[tuple[Callable[[], PreToolUse], list[str]]] = [
+        (lambda: _pre(), ["bash"]),
+        (lambda: _pre(tool="Read"), ["read"]),
+        (lambda: _pre(tool="Grep"), []),
         (
-            PreToolUse(session_id="s", tool_name="Bash", tool_input={}, agent_type="worker"),
+            lambda: PreToolUse(
+                session_id="s", tool_name="Bash", tool_input={}, agent_type="worker"
+            ),
             ["bash", "workers"],
         ),
         (
-            PreToolUse(session_id="s", tool_name="Bash", tool_input={}, agent_type="planner"),
+            lambda: PreToolUse(
+                session_id="s", tool_name="Bash", tool_input={}, agent_type="planner"
+            ),
             ["bash"],
         ),
     ]
-    for _ in range(2):  # (ran through the timed loop until quiet; each event sealed)
-        for event, _hooks in cases:
-            guard.emit_sync(event)
+    kept = [make() for make, _ in cases]
+    events = (lambda i: cases[i][0]()) if fresh else (lambda i: kept[i])
+    for _ in range(2):  # (ran through the timed loop until quiet)
+        for i in range(len(cases)):
+            guard.emit_sync(events(i))
     _set_quiet(guard, QUIET_RUNS)
+    order = [*range(len(cases)), *reversed(range(len(cases)))]
     for turn in range(3):
         if turn == 2:
             guard._sessions["s"]._forgotten()  # let go: the cached chains are rebuilt
             _set_quiet(guard, QUIET_RUNS)
-        for event, hooks in [*cases, *reversed(cases)]:
+        for i in order:
+            event, hooks = events(i), cases[i][1]
             decision = guard.emit_sync(event)
+            assert is_sealed(event)
             assert decision.allowed and (_quiet_path(decision) or not hooks), (turn, event)
             assert [r.hook.rsplit(":", 1)[1] for r in decision.runs] == hooks, (turn, event)
     assert seen[-1] in guard._sessions["s"]._ctx  # the session's own context, not a stale one

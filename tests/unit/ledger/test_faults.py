@@ -231,27 +231,15 @@ def test_an_importing_file_left_behind_is_resumed_with_the_new_spool(ledger_path
     assert not os.path.exists(spool) and not os.path.exists(spool + ".importing")
 
 
-def _hold_between_commit_and_removal(spool: str, known: Any) -> Any:
-    """An import that committed ``spool`` and has not removed it yet: its lock on the
-    ``.importing`` file, and the lines it took."""
-    from guardrails.ledger import spool as spooled
-
-    taken = spooled.take(spool)
-    assert taken.held and taken.parsed(known)
-    return taken
-
-
 @pytest.mark.parametrize("engine", ["sqlite", "postgres"])
 def test_a_recover_that_gets_the_lock_before_the_last_one_removed_its_file_imports_none_twice(
-    engine: str, tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+    engine: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     """Recover A committed the spool it took; recover B gets the ledger's lock before A
-    removed ``<spool>.importing``: B waits for the removal and imports nothing again (it
-    imported every record a second time), and does not fail (the file gone under it)."""
-    import threading
-
+    removed ``<spool>.importing``: B takes nothing, at once (it imported every record a
+    second time, or failed on the file removed under it), and what was spooled since
+    waits for the next recover."""
     from guardrails.ledger import spool as spooled
-    from guardrails.ledger.sqlite_write import SQL
 
     source = Ledger(tmp_path / "source.db")
     try:
@@ -259,64 +247,145 @@ def test_a_recover_that_gets_the_lock_before_the_last_one_removed_its_file_impor
         guard = Guard(AgentDefinition(hooks={"PreToolUse": [noop]}), ledger=source)
         with _spooled(source):
             ids = _valid(guard, 3)
+            later = _valid(guard, 1, "later")
         lines = _spool_lines(source)
     finally:
         source.close()
+    first, since = lines[: 2 * len(ids)], lines[2 * len(ids) :]
     runs = "SELECT count(*) FROM hook_runs"
     where = str(tmp_path / "ledger.db")
     if engine == "postgres":
         where = request.getfixturevalue("postgres_url")
     with Ledger(where) as ledger:
         spool = ledger.spool_path
-        Path(spool).write_text("".join(lines), "utf-8")
-        first = ledger.recover()  # A, but it keeps its file: taken again, as B would see it
-        assert first.imported == len(lines)
+        Path(spool).write_text("".join(first), "utf-8")
+        assert ledger.recover().imported == len(first)  # A's COMMIT
         once = value(where, runs)
-        assert once == len(ids)  # one PreToolUse hook run a call
-        Path(spool).write_text("".join(lines), "utf-8")
-        held = _hold_between_commit_and_removal(spool, SQL)
-        waiting = threading.Event()
-        real = spooled._flock
-
-        def flock(fd: int, how: int) -> None:
-            if threading.current_thread().name == "B":
-                waiting.set()
-            real(fd, how)
-
-        monkeypatch.setattr(spooled, "_flock", flock)
-        second: list[Any] = []
-        b = threading.Thread(target=lambda: second.append(ledger.recover()), name="B")
-        b.start()
+        Path(spool).write_text("".join(first), "utf-8")
+        held = spooled.take(spool)  # A, between its COMMIT and its removal
+        Path(spool).write_text("".join(since), "utf-8")
         try:
-            assert waiting.wait(10)
-            b.join(0.2)  # B has the ledger's lock: let it go as far as it can
+            assert ledger.recover().imported == 0  # B
         finally:
             held.finish()
-            b.join(10)
-        assert not b.is_alive() and second and second[0].imported == 0
         assert not os.path.exists(spool + ".importing")
-    assert sorted(_calls(where)) == sorted(ids)
-    assert value(where, runs) == once
+        assert ledger.recover().imported == len(since)  # the next one
+    assert sorted(_calls(where)) == sorted(ids + later)
+    assert value(where, runs) == once + len(later)
 
 
-def test_an_import_waits_a_bounded_time_for_a_stopped_one(
+def test_a_failed_take_leaves_no_lock_behind(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The import before it stopped between its COMMIT and its removal (a stopped process
-    keeps its lock): the next one fails after a while, naming the file, instead of
-    holding the ledger's lock for ever; once that lock is let go the lines are taken."""
+    """Appending the new spool to a file a stopped import left fails (a full disk): the
+    file is not left locked, so the next import takes it and the spool at once."""
+    import errno
+
+    from guardrails.ledger import spool as spooled
+
+    spool = str(tmp_path / "s.jsonl")
+    Path(spool + ".importing").write_text("one\n", "utf-8")
+    Path(spool).write_text("two\n", "utf-8")
+
+    def full(path: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if "a" in mode:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(spooled, "open", full, raising=False)
+    with pytest.raises(OSError, match="No space") as failed:  # kept, as a caller may
+        spooled.take(spool)
+    monkeypatch.undo()
+    again = spooled.take(spool)
+    assert failed.value is not None
+    assert again.held and again.lines == ["one\n", "\n", "two\n"]
+    again.finish()
+    assert not spooled.waiting(spool)
+
+
+def test_an_import_waits_a_bounded_time_for_a_writer_that_stopped_mid_append(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writer that opened the spool before the import renamed it, and stopped there
+    (holding its shared lock): the import fails after a while, naming the file, instead of
+    holding the ledger's lock for ever; the next one takes the lines."""
+    import fcntl
+
     from guardrails.ledger import spool as spooled
 
     spool = str(tmp_path / "s.jsonl")
     Path(spool).write_text("one\n", "utf-8")
-    held = spooled.take(spool)
+    writer = os.open(spool, os.O_WRONLY | os.O_APPEND)
+    fcntl.flock(writer, fcntl.LOCK_SH)
     monkeypatch.setattr(spooled, "_HELD_WAIT", 0.05)
-    with pytest.raises(OSError, match=r"another import has held .*s\.jsonl\.importing"):
-        spooled.take(spool)
-    held.release()  # (its process ended without removing it: imported again)
+    try:
+        with pytest.raises(OSError, match=r"a writer has held .*s\.jsonl\.importing"):
+            spooled.take(spool)
+    finally:
+        os.close(writer)
     again = spooled.take(spool)
     assert again.lines == ["one\n"]
     again.finish()
+    assert not spooled.waiting(spool)
+
+
+def test_a_writer_that_opened_the_spool_before_an_import_took_it_does_not_wait_for_it(
+    tmp_path: Path,
+) -> None:
+    """A writer opened the spool, then an import renamed and locked it (and holds it for
+    its whole transaction): the writer sees the file moved and appends to a new spool at
+    once, instead of waiting for the import to end."""
+    import threading
+
+    from guardrails.ledger import journal
+    from guardrails.ledger import spool as spooled
+
+    spool = str(tmp_path / "s.jsonl")
+    Path(spool).write_text("one\n", "utf-8")
+    early = os.open(spool, os.O_WRONLY | os.O_APPEND)
+    held = spooled.take(spool)
+    try:
+        answers: list[bool] = []
+        writer = threading.Thread(target=lambda: answers.append(journal._share(early, spool)))
+        writer.start()
+        writer.join(5)
+        assert answers == [False]  # moved: it goes to the file now at the path
+        assert journal.append_line(spool, b"two\n") == 4
+    finally:
+        os.close(early)
+        held.finish()
+    assert Path(spool).read_text("utf-8") == "two\n"
+
+
+def test_without_flock_the_file_taken_is_closed_so_it_can_be_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where there is no ``flock`` (Windows), an open file cannot be removed: the taken
+    file is read and closed at once, so the removal after the COMMIT works and the next
+    import takes nothing twice."""
+    from guardrails.ledger import spool as spooled
+
+    opened: list[Any] = []
+    real_remove = os.remove
+
+    def tracked(path: Any, *args: Any, **kwargs: Any) -> Any:
+        fh = open(path, *args, **kwargs)  # noqa: SIM115  # the test looks at it
+        opened.append((os.fspath(path), fh))
+        return fh
+
+    def windows_remove(path: Any) -> None:
+        if any(p == os.fspath(path) and not fh.closed for p, fh in opened):
+            raise PermissionError(13, "The process cannot access the file")
+        real_remove(path)
+
+    monkeypatch.setattr(spooled, "_flock", None)
+    monkeypatch.setattr(spooled, "open", tracked, raising=False)
+    monkeypatch.setattr(spooled.os, "remove", windows_remove)
+    spool = str(tmp_path / "s.jsonl")
+    Path(spool).write_text("one\n", "utf-8")
+    taken = spooled.take(spool)
+    assert taken.held and taken.lines == ["one\n"]
+    taken.finish()
     assert not spooled.waiting(spool)
 
 
