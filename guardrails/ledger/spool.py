@@ -160,7 +160,9 @@ def take(spool: str, *, merge: bool = True) -> Taken:
 def _left(work: str) -> tuple[IO[str] | None, bool]:
     """The ``.importing`` file an import left, opened and locked (None: there is none), and
     whether another import holds it instead (between its COMMIT and its removal, or giving
-    it back): not waited for, since the caller holds the ledger's write lock."""
+    it back). That import is waited for briefly (:data:`_LEFT_WAIT`: its removal is a few
+    system calls after its COMMIT, and then this import takes what was journaled since, as
+    every writer does before it writes), not longer: the caller holds the write lock."""
     try:
         fh = open(work, encoding="utf-8", errors="surrogateescape")  # noqa: SIM115  # held
     except FileNotFoundError:
@@ -168,10 +170,9 @@ def _left(work: str) -> tuple[IO[str] | None, bool]:
     if _flock is None:  # (Windows: no flock; the window stays)
         return fh, False
     try:
-        _flock(fh.fileno(), _LOCK_EX | _LOCK_NB)
-    except BlockingIOError:
-        fh.close()
-        return None, True
+        if not _try_lock(fh.fileno(), _LEFT_WAIT):
+            fh.close()
+            return None, True
     except BaseException:
         fh.close()
         raise
@@ -199,21 +200,31 @@ def _locked(work: str) -> IO[str] | None:
 _HELD_WAIT = 10.0
 
 
+#: how long an import waits for another one to remove the ``.importing`` file it committed
+_LEFT_WAIT = 0.1
+
+
 def _wait_for(fd: int, work: str) -> None:
     """Lock ``fd`` (of the file ``work``) exclusively, waiting at most :data:`_HELD_WAIT`
     seconds."""
+    if not _try_lock(fd, _HELD_WAIT):
+        raise OSError(
+            f"a writer has held {work} for {_HELD_WAIT:g} s; it waits for the next import"
+        )
+
+
+def _try_lock(fd: int, wait: float) -> bool:
+    """Lock ``fd`` exclusively within ``wait`` seconds: whether it was."""
     import time
 
-    deadline = time.monotonic() + _HELD_WAIT
+    deadline = time.monotonic() + wait
     while True:
         try:
             _flock(fd, _LOCK_EX | _LOCK_NB)
-            return
+            return True
         except BlockingIOError:
             if time.monotonic() >= deadline:
-                raise OSError(
-                    f"a writer has held {work} for {_HELD_WAIT:g} s; it waits for the next import"
-                ) from None
+                return False
             time.sleep(0.001)
 
 

@@ -329,6 +329,51 @@ def test_an_importer_that_gets_the_lock_before_the_last_one_removed_its_file_tak
     assert not journal.waiting(str(path))
 
 
+def test_an_importer_waits_briefly_for_the_last_one_to_remove_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The usual case of that window: A removes its file a few system calls after its
+    COMMIT, while B waits briefly, so B imports what was journaled since in the same pass
+    (every writer imports the journal before it writes)."""
+    import threading
+
+    from guardrails.ledger import spool as spooled
+
+    path = tmp_path / "ledger.db"
+    _ready(path)
+    lines = _journal_lines(path, 3)
+    work = journal_path(str(path))
+    Path(work).write_text("".join(lines))
+    import_pending(str(path))
+    Path(work).write_text("".join(lines))
+    held = spooled.take(work)  # A, between its commit and the removal
+    Path(work).write_text("".join(_journal_lines(path, 1, start=3)))
+    tried = threading.Event()
+    real = spooled._flock
+    attempts: list[int] = []
+
+    def flock(fd: int, how: int) -> None:
+        if threading.current_thread().name == "B":
+            attempts.append(how)
+            if len(attempts) == 3:  # B is waiting (it gave up at the first before)
+                tried.set()
+        real(fd, how)
+
+    monkeypatch.setattr(spooled, "_flock", flock)
+    monkeypatch.setattr(spooled, "_LEFT_WAIT", 5.0)  # "briefly", on a loaded machine too
+    b = threading.Thread(target=import_pending, args=(str(path),), name="B")
+    b.start()
+    try:
+        assert tried.wait(10)
+    finally:
+        held.finish()
+        b.join(10)
+    monkeypatch.undo()
+    assert not journal.waiting(str(path))  # B took c3 in that pass
+    ids = sorted(r["tool_call_id"] for r in rows(path, "SELECT tool_call_id FROM tool_calls"))
+    assert ids == ["c0", "c1", "c2", "c3"]
+
+
 def test_a_line_that_cannot_be_imported_is_rejected_with_why(tmp_path: Path) -> None:
     path = tmp_path / "ledger.db"
     _ready(path)
