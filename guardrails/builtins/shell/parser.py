@@ -14,6 +14,7 @@ import posixpath
 from typing import Final
 
 from .lexer import PLAIN_LINE, Lexer, Tok, plain_command
+from .reexpand import arith_operands
 from .syntax import ParseState, Redirect, Shape, SimpleCommand
 
 __all__ = ["CD_MARK", "parse"]
@@ -177,7 +178,7 @@ class _Parser(Lexer):
                 if self.s.startswith("((", tok.pos):  # arithmetic command
                     self.next()
                     end = self._skip_balanced(tok.pos + 1, "(", ")")
-                    self._inner(self.s[tok.pos + 2 : end - 2])
+                    self._arith(self.s[tok.pos + 2 : end - 2])
                     self.i = end
                     return None
                 self.next()
@@ -235,7 +236,7 @@ class _Parser(Lexer):
         if tok.kind == "op" and tok.text == "(" and self.s.startswith("((", tok.pos):
             self.next()
             end = self._skip_balanced(tok.pos + 1, "(", ")")
-            self._inner(self.s[tok.pos + 2 : end - 2])
+            self._arith(self.s[tok.pos + 2 : end - 2])
             self.i = end
             self._to_body()
             return
@@ -270,7 +271,7 @@ class _Parser(Lexer):
             return
 
     def _case(self, stop: frozenset[str]) -> None:
-        self.next()  # the subject word
+        self._case_word(self.next())  # the subject word
         while self.peek().kind == "nl":
             self.next()
         if self.peek().text == "in":
@@ -294,6 +295,7 @@ class _Parser(Lexer):
                 self.next()
             while True:  # the pattern, up to ')'
                 tok = self.next()
+                self._case_word(tok)
                 if tok.kind == "eof":
                     self.error("unterminated case pattern")
                     return
@@ -303,6 +305,15 @@ class _Parser(Lexer):
             tok = self.peek()
             if tok.kind == "op" and tok.text in (";;", ";&", ";;&"):
                 self.next()
+
+    def _case_word(self, tok: Tok) -> None:
+        """A ``case`` subject or pattern is expanded but runs nothing itself: what in it
+        bash reads again (``$((x))``, ``${x@P}``) is recorded for ``reexpand``."""
+        for kind, text, _, _ in tok.shape or () if tok.kind == "word" else ():
+            if kind == "arith":
+                self.state.second.append(("arith-parsed", text[3:-2], self.cwd))
+            elif kind == "var" and text.endswith("@P}"):
+                self.state.second.append(("prompt-name", text[2:-3], self.cwd))
 
     def _function_parens(self) -> None:
         tok = self.peek()
@@ -318,8 +329,15 @@ class _Parser(Lexer):
             if rest.startswith(("{", "(")):
                 self.next()
 
+    def _arith(self, body: str) -> None:
+        """``((...))``, ``for ((...))``: the substitutions in it, and the text itself, which
+        bash evaluates (a variable's value in it is evaluated again: ``reexpand``)."""
+        self._inner(body)
+        self.state.second.append(("arith-parsed", body, self.cwd))
+
     def _dbracket(self, pid: int) -> SimpleCommand:
         self.next()
+        words: list[str] = []
         while True:
             tok = self.peek()
             if tok.kind in ("eof", "nl"):
@@ -328,6 +346,9 @@ class _Parser(Lexer):
             self.next()
             if tok.kind == "word" and tok.text == "]]":
                 break
+            words.append(tok.text if tok.kind == "word" else "")
+        for operand in arith_operands(words):
+            self.state.second.append(("arith", operand, self.cwd))
         return self._emit(["[["], [None], [], pid)
 
     def _simple(self, pid: int) -> SimpleCommand | None:

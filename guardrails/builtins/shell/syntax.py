@@ -57,6 +57,8 @@ class ParseState:
         self.functions: set[str] = set()  # shell functions the line defines
         self.cd_targets: list[SimpleCommand] = []  # ``cd`` commands whose target is expanded later
         self.loops: list[Binding] = []  # ``for`` headers not yet given to a command
+        #: text bash expands again (``reexpand``): (context, text, directory)
+        self.second: list[tuple[str, str, str | None]] = []
         self._pipelines = 0
 
     def new_pipeline(self) -> int:

@@ -15,7 +15,7 @@ from typing import Final
 
 from .options import has_opt, opt_value, program_name, split_opts, subcommand, word_set
 
-__all__ = ["Peel", "drop_assignments", "unwrap", "wrapping"]
+__all__ = ["Peel", "drop_assignments", "unwrap", "wrapping", "xargs_items"]
 
 _ASSIGN_RE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 
@@ -179,15 +179,37 @@ def _peel_script(args: list[str]) -> list[str] | str:
     return script if script is not None else []
 
 
+_PARALLEL_SEPS: Final = frozenset({":::", "::::", ":::+", "::::+"})
+_PARALLEL_OPTS: Final = ("--jobs", "--sshlogin", "--delimiter", "--colsep", "--arg-file")
+
+
 def _peel_parallel(args: list[str]) -> list[str] | str:
     """``parallel CMD ::: ARGS``: the command with its inputs appended (one run each), or
-    put where it says ``{}`` (each run then read as a line of its own)."""
-    cut = next((k for k, a in enumerate(args) if a in (":::", "::::", ":::+")), len(args))
-    cmd = _peeler("jSXEIdN", ("--jobs", "--sshlogin", "--delimiter", "--colsep"))(args[:cut])
+    put where it says ``{}`` (each run then read as a line of its own). Without a command
+    the inputs are the command lines (``parallel ::: 'rm -rf x'``: ``parallel_code``)."""
+    cut = next((k for k, a in enumerate(args) if a in _PARALLEL_SEPS), len(args))
+    cmd = _peeler("jSXEIdNa", _PARALLEL_OPTS)(args[:cut])
     inputs = args[cut + 1 :]
     if cmd and inputs and args[cut] != "::::" and any("{}" in w for w in cmd):
         return "\n".join(shlex.join([w.replace("{}", i) for w in cmd]) for i in inputs[:8])
     return [*cmd, *inputs] if cmd else []
+
+
+def parallel_code(args: list[str]) -> tuple[str, str] | None:
+    """``parallel`` given no command runs its inputs as shell command lines: ``("script",
+    the lines)`` after ``:::``, ``("file", FILE)`` after ``::::`` or ``-a``, ``("stdin", "")``
+    when it reads them from its input; ``None`` when it has a command."""
+    cut = next((k for k, a in enumerate(args) if a in _PARALLEL_SEPS), len(args))
+    if _peeler("jSXEIdNa", _PARALLEL_OPTS)(args[:cut]):
+        return None
+    opts, _ = split_opts(args[:cut], "jSXEIdNa", _PARALLEL_OPTS)
+    arg_file = opt_value(opts, "-a --arg-file")
+    if cut < len(args) and args[cut].startswith("::::"):
+        return ("file", args[cut + 1]) if cut + 1 < len(args) else None
+    if cut < len(args):
+        inputs = [a for a in args[cut + 1 :] if a not in _PARALLEL_SEPS]
+        return ("script", "\n".join(inputs))
+    return ("file", arg_file) if arg_file else ("stdin", "")
 
 
 def _peel_taskset(args: list[str]) -> list[str]:
@@ -381,7 +403,9 @@ class Peel:
     words an ``env``/``sudo`` gave the command.
     """
 
-    __slots__ = ("args", "argv", "chain", "code", "cwd", "env", "items", "script", "xargs")
+    __slots__ = (
+        "args", "argv", "chain", "code", "cwd", "env", "items", "script", "split", "xargs"
+    )  # fmt: skip
 
     def __init__(self, argv: list[str]) -> None:
         self.argv = argv
@@ -391,6 +415,7 @@ class Peel:
         self.cwd: str | None = None
         self.xargs: str | None = None
         self.items: str | None = None  # the file ``xargs -a`` reads its items from
+        self.split: str | None = None  # how xargs cuts its input (``xargs_items``)
         self.chain: list[str] = []
         self.env: list[str] = []
 
@@ -406,7 +431,38 @@ def _xargs(args: list[str], peel: Peel) -> list[str]:
         repl = "{}"
     peel.xargs = repl or ""
     peel.items = opt_value(opts, "-a --arg-file")
+    delim = opt_value(opts, "-d --delimiter")
+    if has_opt(opts, "-0 --null"):
+        peel.split = "\0"
+    elif delim is not None:
+        peel.split = _C_ESCAPES.get(delim, delim[:1]) or None
+    elif repl is not None:
+        peel.split = "\n"
     return ops or ["echo"]
+
+
+_C_ESCAPES: Final = {"\\n": "\n", "\\t": "\t", "\\0": "\0", "\\\\": "\\", "\\r": "\r"}
+
+
+def xargs_items(text: str, split: str | None) -> list[str]:
+    """The items xargs cuts ``text`` into, as it does: at a delimiter (``-0``, ``-d``) taken
+    as is, else at blanks (``-I``: at newlines) with quotes and backslashes removed, so
+    ``echo "'rm -rf /'" | xargs sh -c`` hands the shell one script."""
+    if split is not None and split != "\n":
+        items = text.split(split)
+        return items[:-1] if len(items) > 1 and items[-1] in ("", "\n") else items
+    lines = text.splitlines() if split == "\n" else [text]
+    out: list[str] = []
+    for line in lines:
+        try:
+            words = shlex.split(line)
+        except ValueError:  # xargs refuses an unmatched quote; read the words as they are
+            words = line.split()
+        if split == "\n":
+            out.extend([" ".join(words)] if words else [])
+        else:
+            out.extend(words)
+    return out
 
 
 def _trap(args: list[str]) -> str | None:
@@ -459,6 +515,9 @@ def unwrap(argv: list[str]) -> Peel:
         elif prog == "xargs":  # its items are filled in first: the rest is peeled after
             peel.chain.append(argv[0])
             argv = _xargs(argv[1:], peel)
+            break
+        elif prog in ("parallel", "sem") and (found := parallel_code(argv[1:])) is not None:
+            peel.code, peel.script = found
             break
         elif prog in ("at", "batch"):  # runs the commands it reads, later
             opts, _ = split_opts(argv[1:], "qfbt", ())
