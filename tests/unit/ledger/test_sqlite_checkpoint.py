@@ -96,11 +96,18 @@ def test_a_wal_that_grew_past_the_bound_does_not_ring_on_every_look(
             _calls(ledger, 1)
             return os.path.getsize(ledger_path + "-wal") == before
 
-        _wait_for(started_over)
-        _calls(ledger, 4)  # looks that see the file as it stays
-        runs = _settled(ledger)
-        _calls(ledger, 40)  # small calls: ten looks at the WAL
-        assert _settled(ledger) == runs
+        wal = ledger_path + "-wal"
+        for _ in range(5):  # a loaded machine may let the log grow once more: then again
+            _wait_for(started_over)
+            _calls(ledger, 4)  # looks that see the file as it stays
+            runs = _settled(ledger)
+            size = os.path.getsize(wal)
+            _calls(ledger, 40)  # small calls: ten looks at the WAL
+            if os.path.getsize(wal) == size:  # it did not grow: nothing may ring
+                assert _settled(ledger) == runs
+                break
+        else:
+            pytest.fail("the WAL grew during every round of small calls")
 
 
 def _settled(ledger: Ledger) -> int:
