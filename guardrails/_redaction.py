@@ -85,7 +85,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from _collections_abc import Mapping  # collections.abc's source, loaded at start-up (it is not)
 
 from .errors import DefinitionError
 

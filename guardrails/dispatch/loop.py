@@ -22,15 +22,12 @@ from .._frozen import freeze, seal
 from ..errors import HookFailure, describe
 from ..events import STOP_EVENTS, TOOL_EVENTS, TOOL_NAME_EVENTS
 from ..results import STOP_BLOCK_CAP, Decision, allowed
-from .approval import approve, approve_sync
 from .chains import NEW_TURN as _NEW_TURN
 from .chains import OWN_ASK as _OWN_ASK
 from .chains import QUIET_RUNS
 from .chains import SESSION_END as _SESSION_END
 from .merge import Merge
-from .threads import in_thread
 from .toolrun import new_tool_use_id
-from .untimed import resume, run_untimed
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
@@ -58,8 +55,10 @@ _PAST_END = object()
 #: with its ``event_name`` and ``subject_field`` (class attributes, read once here)
 _sealed: dict[type, tuple[str, str | None]] = {}
 #: ``StateChange`` and ``current`` of ``guardrails.ledger.session_state``, once a ledger
-#: needs them (see ``_load_state``)
+#: needs them (see ``_load_state``); the :mod:`.untimed` module, once a quiet chain without
+#: a ledger needs it (a hook process's chain is timed per hook)
 _state: _StateNames | None = None
+_untimed: Any = None
 
 #: events whose fields a hook could change in place: none (strings, and lists Claude sent
 #: for the record: a stop's background tasks), besides the tool events' input and output
@@ -176,6 +175,8 @@ def _approved(guard: Guard, decision: Decision, session: Session, owner: bool) -
     go on meanwhile), then recorded."""
     if not _pending(guard, decision):
         return decision
+    from .approval import approve_sync  # an ask for the approver: not every process's
+
     approve_sync(guard, decision, session)
     return recorded(guard, _unless_halted(decision, session), session, owner)
 
@@ -199,6 +200,8 @@ async def emit(guard: Guard, event: Event, session: Session, owner: bool = False
             session._lock.release()
     if not pending:
         return decision
+    from .approval import approve
+
     await approve(guard, decision, session)  # outside the turn, as on the sync path
     decision = _unless_halted(decision, session)
     if guard.ledger is None:
@@ -225,7 +228,7 @@ def _decide_sync(guard: Guard, event: Event, session: Session, owner: bool) -> D
         if not plan.bindings:  # nothing to run, nothing to count: allowed as it is
             done = allowed(event, [])
         elif plan.quiet >= QUIET_RUNS and guard.ledger is None:
-            done = run_untimed(guard, event, session, plan)
+            done = (_untimed or _load_untimed()).run_untimed(guard, event, session, plan)
         if type(done) is Decision:
             if guard.ledger is None and event.event_name != _SESSION_END:
                 return done  # what ``recorded`` would leave as it is: an allow, not recorded
@@ -273,8 +276,9 @@ def _go_on(
     """A chain timed once that stopped being quiet at position ``j`` (a hook answered
     ``r``, raised ``exc``, or, ``j`` past the end, the chain ran long): judged by the
     chain's time, then the timed loop goes on (untimed.resume)."""
+    u = _untimed or _load_untimed()
     return _timed_from(
-        guard, session, owner, *resume(guard, event, session, plan, range(j), j, r, exc, began)
+        guard, session, owner, *u.resume(guard, event, session, plan, range(j), j, r, exc, began)
     )
 
 
@@ -503,13 +507,8 @@ def halted_decision(event: Event, session: Session) -> Decision | None:
     """The denial of a tool call in a session a hook halted (``None`` otherwise)."""
     if session.halted is None or event.event_name not in _HALTED_REFUSES:
         return None
-    return Decision(
-        event,
-        decision="deny",
-        reason=f"the agent was halted: {session.halted}",
-        explicit=True,
-        halted=True,
-    )
+    why = f"the agent was halted: {session.halted}"
+    return Decision(event, decision="deny", reason=why, explicit=True, halted=True)
 
 
 def _unless_halted(decision: Decision, session: Session) -> Decision:
@@ -579,6 +578,20 @@ def _state_change(
         budget=guard.definition.injection_budget,
         end_turn=end_turn,
     )
+
+
+def in_thread(fn: Callable[..., Any], *args: Any) -> Awaitable[Any]:
+    """:func:`.threads.in_thread`, imported by the async driver (a hook process, sync, never)."""
+    from .threads import in_thread as run
+
+    return run(fn, *args)
+
+
+def _load_untimed() -> Any:
+    global _untimed
+    from . import untimed as _untimed
+
+    return _untimed
 
 
 def _load_state() -> _StateNames:

@@ -7,7 +7,6 @@ what recording needs; ``logging`` loads when something is logged.
 
 from __future__ import annotations
 
-import errno
 import os
 import sys
 import time
@@ -174,6 +173,8 @@ def error_kind(exc: BaseException) -> str:
     if isinstance(exc, LedgerError):
         return exc.kind
     if isinstance(exc, OSError) and exc.errno is not None:
+        import errno  # here: a failure's path, not a hook process's every one
+
         if exc.errno in (errno.ENOSPC, errno.EDQUOT):
             return "full"
         if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR, errno.EEXIST):

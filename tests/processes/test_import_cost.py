@@ -49,6 +49,12 @@ NOT_IN_HOOK = (
     "hashlib",
     "importlib",
     "zlib",
+    "collections.abc",
+    "errno",
+    # the approver's, the async driver's and the untimed chain's: a hook process has none
+    "guardrails.dispatch.approval",
+    "guardrails.dispatch.threads",
+    "guardrails.dispatch.untimed",
 )
 
 IMPORT_ONLY = "import guardrails"
