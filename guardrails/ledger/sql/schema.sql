@@ -1,5 +1,5 @@
 -- Generated from ledger/migrations and ledger/views by `make schemas`; do not edit.
--- Schema version 8.
+-- Schema version 9.
 
 CREATE TABLE _hookrails_migrations (number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);
 
@@ -432,27 +432,31 @@ buckets AS (  -- a duration may come twice (rollup and live rows): the running
     WHERE duration_ms IS NOT NULL
     GROUP BY 1, 2, 3
 ),
+parts AS (  -- each hook's count, sum and longest, grouped once (a window over the whole
+    -- partition costs as much again as the running sum)
+    SELECT hook, event, sum(n) AS n, sum(sum_ms) AS sum_ms, max(max_ms) AS max_ms
+    FROM buckets
+    GROUP BY hook, event
+),
 ranked AS (
     SELECT
         hook,
         event,
         duration_ms,
-        max_ms,
         sum(n) OVER (PARTITION BY hook, event ORDER BY duration_ms ROWS UNBOUNDED PRECEDING)
-            AS upto,
-        sum(n) OVER (PARTITION BY hook, event) AS n,
-        sum(sum_ms) OVER (PARTITION BY hook, event) AS sum_ms
+            AS upto
     FROM buckets
 ),
 durations AS (
     SELECT
-        hook,
-        event,
-        round(max(sum_ms) / max(n), 3) AS avg_ms,
-        min(CASE WHEN upto >= (95 * n + 99) / 100 THEN duration_ms END) AS p95_ms,
-        max(max_ms) AS max_ms
-    FROM ranked
-    GROUP BY hook, event
+        r.hook,
+        r.event,
+        round(p.sum_ms / p.n, 3) AS avg_ms,
+        min(CASE WHEN r.upto >= (95 * p.n + 99) / 100 THEN r.duration_ms END) AS p95_ms,
+        p.max_ms
+    FROM ranked AS r
+    JOIN parts AS p ON p.hook = r.hook AND p.event = r.event
+    GROUP BY r.hook, r.event
 )
 SELECT t.hook, t.event, t.runs, d.avg_ms, d.p95_ms, d.max_ms, t.failures
 FROM totals AS t
@@ -506,24 +510,27 @@ buckets AS (  -- a duration may come twice (rollup and live rows): the running
     WHERE status IN ('ok', 'error') AND duration_ms IS NOT NULL
     GROUP BY 1, 2
 ),
+totals AS (  -- each tool's count and sum, grouped once (a window over the whole
+    -- partition costs as much again as the running sum)
+    SELECT tool_name, sum(n) AS n, sum(sum_ms) AS sum_ms FROM buckets GROUP BY tool_name
+),
 ranked AS (
     SELECT
         tool_name,
         duration_ms,
         sum(n) OVER (PARTITION BY tool_name ORDER BY duration_ms ROWS UNBOUNDED PRECEDING)
-            AS upto,
-        sum(n) OVER (PARTITION BY tool_name) AS n,
-        sum(sum_ms) OVER (PARTITION BY tool_name) AS sum_ms
+            AS upto
     FROM buckets
 ),
 durations AS (
     SELECT
-        tool_name,
-        min(CASE WHEN upto >= (n + 1) / 2 THEN duration_ms END) AS p50_ms,
-        min(CASE WHEN upto >= (95 * n + 99) / 100 THEN duration_ms END) AS p95_ms,
-        round(max(sum_ms) / max(n), 3) AS avg_ms
-    FROM ranked
-    GROUP BY tool_name
+        r.tool_name,
+        min(CASE WHEN r.upto >= (t.n + 1) / 2 THEN r.duration_ms END) AS p50_ms,
+        min(CASE WHEN r.upto >= (95 * t.n + 99) / 100 THEN r.duration_ms END) AS p95_ms,
+        round(t.sum_ms / t.n, 3) AS avg_ms
+    FROM ranked AS r
+    JOIN totals AS t ON t.tool_name = r.tool_name
+    GROUP BY r.tool_name
 )
 SELECT
     c.tool_name,

@@ -53,27 +53,31 @@ buckets AS (  -- a duration may come twice (rollup and live rows): the running
     WHERE duration_ms IS NOT NULL
     GROUP BY 1, 2, 3
 ),
+parts AS (  -- each hook's count, sum and longest, grouped once (a window over the whole
+    -- partition costs as much again as the running sum)
+    SELECT hook, event, sum(n) AS n, sum(sum_ms) AS sum_ms, max(max_ms) AS max_ms
+    FROM buckets
+    GROUP BY hook, event
+),
 ranked AS (
     SELECT
         hook,
         event,
         duration_ms,
-        max_ms,
         sum(n) OVER (PARTITION BY hook, event ORDER BY duration_ms ROWS UNBOUNDED PRECEDING)
-            AS upto,
-        sum(n) OVER (PARTITION BY hook, event) AS n,
-        sum(sum_ms) OVER (PARTITION BY hook, event) AS sum_ms
+            AS upto
     FROM buckets
 ),
 durations AS (
     SELECT
-        hook,
-        event,
-        round(max(sum_ms) / max(n), 3) AS avg_ms,
-        min(CASE WHEN upto >= (95 * n + 99) / 100 THEN duration_ms END) AS p95_ms,
-        max(max_ms) AS max_ms
-    FROM ranked
-    GROUP BY hook, event
+        r.hook,
+        r.event,
+        round(p.sum_ms / p.n, 3) AS avg_ms,
+        min(CASE WHEN r.upto >= (95 * p.n + 99) / 100 THEN r.duration_ms END) AS p95_ms,
+        p.max_ms
+    FROM ranked AS r
+    JOIN parts AS p ON p.hook = r.hook AND p.event = r.event
+    GROUP BY r.hook, r.event
 )
 SELECT t.hook, t.event, t.runs, d.avg_ms, d.p95_ms, d.max_ms, t.failures
 FROM totals AS t

@@ -1,0 +1,4 @@
+-- slow_hooks and tool_stats group each partition's count and sum once, and rank durations in
+-- one running-sum window (they also computed two windows over each whole partition, which
+-- cost as much again: about a fifth of each view's time on a 1M-call ledger, issue #13).
+-- Views are recreated with every migration: this one has no statement of its own.

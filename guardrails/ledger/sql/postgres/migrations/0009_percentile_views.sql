@@ -1,0 +1,3 @@
+-- SQLite's slow_hooks and tool_stats changed (sql/migrations/0009_percentile_views.sql); the
+-- two dialects are numbered together, so this one moves PostgreSQL's version along. Its views
+-- are recreated with every migration: this one has no statement of its own.
