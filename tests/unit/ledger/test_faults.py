@@ -651,6 +651,7 @@ JSON_VALUES = st.recursive(
 )
 
 
+@pytest.mark.slow  # hypothesis, 300 examples
 @settings(max_examples=300, deadline=None)
 @given(value_=JSON_VALUES, cap=st.integers(min_value=0, max_value=400))
 def test_the_quick_size_bound_never_lets_a_value_over_the_cap_through(
@@ -676,6 +677,7 @@ SECRET_VALUES = st.recursive(
 )
 
 
+@pytest.mark.slow  # hypothesis, 300 examples
 @settings(max_examples=300, deadline=None)
 @given(value_=SECRET_VALUES)
 def test_the_unwalked_json_of_a_value_equals_its_redacted_json(value_: Any) -> None:

@@ -74,6 +74,7 @@ def test_the_default_limit_applies_without_the_option(ledger: str) -> None:
     assert "--timeout" in result.output and "30" in result.output
 
 
+@pytest.mark.slow  # reads rows over a second, on purpose
 def test_time_spent_reading_rows_does_not_count(ledger: str) -> None:
     """Only SQLite's work counts, not a slow reader (a pager): 2000 rows read over ~1 s
     with a 0.3 s limit come through."""

@@ -78,6 +78,7 @@ def test_close_ends_the_thread_and_the_next_open_checkpoints_anew(
     assert value(ledger_path, "SELECT count(*) FROM tool_calls") == 40
 
 
+@pytest.mark.slow  # waits for the checkpoint thread to settle, in real time
 def test_a_wal_that_grew_past_the_bound_does_not_ring_on_every_look(
     ledger_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
