@@ -27,7 +27,6 @@ from .chains import OWN_ASK as _OWN_ASK
 from .chains import QUIET_RUNS
 from .chains import SESSION_END as _SESSION_END
 from .merge import Merge
-from .toolrun import new_tool_use_id
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
@@ -638,6 +637,8 @@ def _items(event: Event) -> list[tuple[str, Any]]:
 
 def _ensure_tool_use_id(event: Event) -> None:
     if event.event_name in TOOL_EVENTS and not getattr(event, "tool_use_id", None):
+        from .toolrun import new_tool_use_id  # (hosts name their calls)
+
         event.tool_use_id = new_tool_use_id()  # type: ignore[attr-defined]
 
 

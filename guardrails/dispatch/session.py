@@ -15,7 +15,6 @@ from .._frozen import thaw
 from . import loop
 from .loop import HELD
 from .methods import AsyncEventMethods, SyncEventMethods
-from .toolrun import ToolCall, ToolRun
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a hook process ~3 ms
 if TYPE_CHECKING:
@@ -29,12 +28,22 @@ if TYPE_CHECKING:
     from ..results import Decision
     from .chains import Binding, Plan
     from .guard import Guard
+    from .toolrun import ToolCall, ToolRun
 
 __all__ = ["HookContext", "Session", "SyncSession"]
 
 _get_ident = _thread.get_ident
+#: the toolrun module, imported by the first ``run_tool`` (a hook process has none)
+_toolrun: Any = None
 #: chains one session keeps compiled (a new subject past it starts the cache over)
 _MAX_PLANS = 256
+
+
+def _load_toolrun() -> Any:
+    global _toolrun
+    from . import toolrun as _toolrun
+
+    return _toolrun
 
 
 class HookContext:
@@ -258,7 +267,8 @@ class Session(AsyncEventMethods):
         **fields: Any,
     ) -> ToolRun:
         """Pre -> (deny: ``fn`` never runs) -> ``fn(**final_input)`` -> post or failure."""
-        call = ToolCall(tool_name, tool_input, tool_use_id, fields)
+        make = (_toolrun or _load_toolrun()).ToolCall
+        call: ToolCall = make(tool_name, tool_input, tool_use_id, fields)
         pre = await loop.emit(self.guard, self._fill(call.pre_event), self, owner=True)
         done = call.before_run(pre)
         if done is not None:
@@ -284,7 +294,8 @@ class Session(AsyncEventMethods):
         **fields: Any,
     ) -> ToolRun:
         """``run_tool`` for a sync ``fn``, without an event loop (unless a hook is async)."""
-        call = ToolCall(tool_name, tool_input, tool_use_id, fields)
+        make = (_toolrun or _load_toolrun()).ToolCall
+        call: ToolCall = make(tool_name, tool_input, tool_use_id, fields)
         pre = loop.emit_sync(self.guard, self._fill(call.pre_event), self, owner=True)
         done = call.before_run(pre)
         if done is not None:

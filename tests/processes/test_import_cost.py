@@ -55,6 +55,7 @@ NOT_IN_HOOK = (
     "guardrails.dispatch.approval",
     "guardrails.dispatch.threads",
     "guardrails.dispatch.untimed",
+    "guardrails.dispatch.toolrun",  # run_tool's, and PostToolUse's class built with it
 )
 
 IMPORT_ONLY = "import guardrails"
