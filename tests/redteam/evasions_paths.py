@@ -459,6 +459,18 @@ CASES: list[Evasion] = [
     ),
     *group(
         _P,
+        _V,
+        "pw-builtin-runs-code",
+        "a builtin that runs code it is given, or runs another program under a command's name",
+        [
+            ("mapfile -C 'echo x > .env; :' -c 1 < <(echo line)", ".env"),
+            ("echo line | { readarray -t -C 'echo x > .env; :' -c 1 a; }", ".env"),
+            ("hash -p /usr/bin/tee ls; echo x | ls .env", ".env"),
+            ("declare -a a; declare -n r='a[$(echo x > .env)]'; r=1", ".env"),
+        ],
+    ),
+    *group(
+        _P,
         _O,
         "pw-nesting",
         "the write sits past the analyser's depth limit",

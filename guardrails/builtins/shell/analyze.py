@@ -34,7 +34,7 @@ from .records import RANK, Command, Sent
 from .reexpand import NAME_TAKERS, Reexpander
 from .syntax import MAX_DEPTH, ParseState, Shape, SimpleCommand, TooDeep
 from .values import HOLE_RE, Hole, Holes, Opaque, Output, Read, has_hole
-from .wrappers import unwrap, wrapping, xargs_items
+from .wrappers import hashed, unwrap, wrapping, xargs_items
 
 __all__ = ["Analyzer"]
 
@@ -253,6 +253,9 @@ class Analyzer(CodeRunner, DataFlow, Leaks, Expander, Reexpander, ParseState):
                 name, eq, value = a.partition("=")
                 if eq:
                     self.aliases_defined[name] = value
+        elif argv and argv[0] == "hash":  # `hash -p PROG NAME`: NAME runs PROG from here on
+            for name, prog in hashed(argv[1:]):
+                self.aliases_defined[name] = shlex.quote(prog)
         alias = self.aliases_defined.get(argv[0]) if argv else None
         if alias is not None:
             text = alias + " " + " ".join(shlex.quote(a) for a in argv[1:])
@@ -332,6 +335,11 @@ class Analyzer(CodeRunner, DataFlow, Leaks, Expander, Reexpander, ParseState):
                 [],
                 (stdin, inputs),
             )
+            return
+        if argv[0] == "fc" and not any(a.startswith("-") and "l" in a for a in argv[1:]):
+            history = why.code_from("fc", "the shell's history", "what ran or was added before")
+            self.emit(argv, raw, {"unknown"}, written, redirects=written, cwd=cwd,
+                      opaque=[history], inputs=inputs)  # fmt: skip
             return
         effect = Effect("read_only") if argv[0] in self.functions else classify_argv(argv)
         if argv[0] in NAME_TAKERS:

@@ -144,6 +144,13 @@ class Reexpander:
             if sub is not None:
                 self.again("arith", sub, cwd)
         if argv[0] in ("declare", "typeset", "local") and any(
+            a.startswith("-") and "n" in a for a in argv[1:]
+        ):  # a name reference to ``a[SUBSCRIPT]``: evaluated each time the name is used
+            for a in argv[1:]:
+                sub = subscript_of(a.partition("=")[2]) if not a.startswith("-") else None
+                if sub is not None:
+                    self.again("arith", sub, cwd)
+        if argv[0] in ("declare", "typeset", "local") and any(
             a.startswith("-") and "i" in a for a in argv[1:]
         ):
             for a in argv[1:]:

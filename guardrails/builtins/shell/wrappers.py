@@ -472,6 +472,19 @@ def _trap(args: list[str]) -> str | None:
     return ops[0]
 
 
+def _callback(args: list[str]) -> str | None:
+    """``mapfile -C CODE`` / ``readarray -C CODE``: code run for every few lines read."""
+    opts, _ = split_opts(args, "dnOsuCc")
+    return opt_value(opts, "-C")
+
+
+def hashed(args: list[str]) -> list[tuple[str, str]]:
+    """``hash -p PROG NAME...``: each NAME that runs PROG from then on."""
+    opts, names = split_opts(args, "p")
+    prog = opt_value(opts, "-p")
+    return [] if prog is None else [(name, prog) for name in names]
+
+
 def _alias(args: list[str]) -> str | None:
     values = [a.partition("=")[2] for a in args if "=" in a]
     return "\n".join(values) if values else None
@@ -480,7 +493,7 @@ def _alias(args: list[str]) -> str | None:
 #: programs ``unwrap`` may peel or read code from (anything else is returned as it is)
 def wrapping() -> frozenset[str]:
     return frozenset({*_WRAPPERS, *_SHELLS, "eval", "source", ".", "trap", "alias", "xargs",
-                      "at", "batch"})  # fmt: skip
+                      "at", "batch", "mapfile", "readarray"})  # fmt: skip
 
 
 def unwrap(argv: list[str]) -> Peel:
@@ -510,6 +523,10 @@ def unwrap(argv: list[str]) -> Peel:
                 break
         elif prog == "alias":
             script = _alias(argv[1:])
+            if script is None:
+                break
+        elif prog in ("mapfile", "readarray"):
+            script = _callback(argv[1:])
             if script is None:
                 break
         elif prog == "xargs":  # its items are filled in first: the rest is peeled after

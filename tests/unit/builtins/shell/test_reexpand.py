@@ -52,6 +52,18 @@ DENIED = [
 
 #: everyday uses of the same syntax
 ALLOWED = [
+    # the builtins that run code or rebind a name, used as agents use them
+    "fc -l",
+    "fc -l -5",
+    "history",
+    "hash",
+    "hash -r",
+    "hash ls",
+    "hash -p /usr/bin/python3 py; py -V",
+    "mapfile -t lines < notes.txt",
+    "readarray -t files < <(ls)",
+    "declare -n ref=arr",
+    "f(){ local -n out=$1; out=1; }; f result",
     "echo $((COLUMNS - 2))",
     "n=$(wc -l < notes.txt); echo $((n + 1))",
     "for ((i=0; i<10; i++)); do echo $i; done",
