@@ -218,6 +218,13 @@ class ProtectPaths:
 
     def _reason(self, hit: _Hit, tool: str, cwd: str) -> str:
         shown = _shown(hit.path, cwd)
+        if HOLE_RE.search(shown):  # a protected name under a directory the line computes
+            shown = HOLE_RE.sub(
+                lambda m: (
+                    hit.holes[k].text if (k := hole_index(m.group())) < len(hit.holes) else "?"
+                ),
+                shown,
+            )
         if self.message is not None:
             return self.message.format(path=shown, glob=hit.glob, tool=tool)
         if hit.cmd is None:

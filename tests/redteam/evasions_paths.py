@@ -471,6 +471,31 @@ CASES: list[Evasion] = [
     ),
     *group(
         _P,
+        _V,
+        "pw-glob-options",
+        "a glob option the line turns on makes a pattern match a protected name",
+        [
+            ("shopt -s dotglob; echo x > *env", ".env"),
+            ("shopt -s dotglob; echo x | tee *nv >/dev/null", ".env"),
+            ("shopt -s nocaseglob; echo x > .EN[V]", ".env"),
+            ("shopt -s dotglob nocaseglob; echo x > *ENV", ".env"),
+        ],
+    ),
+    *group(
+        _P,
+        _O,
+        "pw-current-directory-name",
+        "the current directory's name or parent taken from $PWD or pwd leads back in",
+        [
+            ("echo x > ../$(basename $PWD)/.env", ".env"),
+            ('n="${PWD##*/}"; echo x > "../$n/.env"', ".env"),
+            ('echo x > ../$(basename "$(pwd)")/.env', ".env"),
+            ("cat > ../$(basename $PWD)/.env <<< x", ".env"),
+        ],
+        unseen=("$PWD", "pwd", "directory", "$n"),
+    ),
+    *group(
+        _P,
         _O,
         "pw-nesting",
         "the write sits past the analyser's depth limit",

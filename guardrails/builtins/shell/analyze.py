@@ -34,7 +34,7 @@ from .records import RANK, Command, Sent
 from .reexpand import NAME_TAKERS, Reexpander
 from .syntax import MAX_DEPTH, ParseState, Shape, SimpleCommand, TooDeep
 from .values import HOLE_RE, Hole, Holes, Opaque, Output, Read, has_hole
-from .wrappers import hashed, unwrap, wrapping, xargs_items
+from .wrappers import glob_options, hashed, unwrap, widened, wrapping, xargs_items
 
 __all__ = ["Analyzer"]
 
@@ -59,6 +59,8 @@ class Analyzer(CodeRunner, DataFlow, Leaks, Expander, Reexpander, ParseState):
         self.vars: dict[str, list[str]] = {}
         self.arrays: dict[str, list[str]] = {}
         self.aliases_defined: dict[str, str] = {}
+        #: the glob options the line turned on that widen what a pattern matches
+        self.glob_opts: frozenset[str] = frozenset()
         self.ifs = " \t\n"
         self.positional: list[str] | None = None
         self.cur_cwd: str | None = ""
@@ -256,6 +258,8 @@ class Analyzer(CodeRunner, DataFlow, Leaks, Expander, Reexpander, ParseState):
         elif argv and argv[0] == "hash":  # `hash -p PROG NAME`: NAME runs PROG from here on
             for name, prog in hashed(argv[1:]):
                 self.aliases_defined[name] = shlex.quote(prog)
+        elif argv and argv[0] == "shopt":
+            self.glob_opts = glob_options(argv[1:], self.glob_opts)
         alias = self.aliases_defined.get(argv[0]) if argv else None
         if alias is not None:
             text = alias + " " + " ".join(shlex.quote(a) for a in argv[1:])
@@ -610,6 +614,8 @@ class Analyzer(CodeRunner, DataFlow, Leaks, Expander, Reexpander, ParseState):
             kind = next(iter(kinds))
         idx = len(self.commands)
         argv = tuple(argv)
+        if self.glob_opts and targets:
+            targets = widened(targets, self.glob_opts)
         self.commands.append(
             Command(
                 argv,

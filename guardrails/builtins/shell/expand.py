@@ -401,13 +401,12 @@ class Expander:
             return [self.hole("any", text, "a positional parameter", split=not quoted)]
         if name in _TOKENS:
             return [self.hole("token", text, "set by the shell")]
-        if name == "PWD":
-            cwd = self.cur_cwd
-            if cwd is None:
-                return [
-                    self.hole("any", text, "the directory after a `cd` the guard cannot follow")
-                ]
-            return [cwd or "."]
+        if name == "PWD":  # an absolute path the command line does not hold: its name,
+            # its parent (`${PWD##*/}`, `basename $PWD`, `$PWD/..`) are not "." and ".."
+            why = "the directory the command runs in"
+            if self.cur_cwd is None:
+                why = "the directory after a `cd` the guard cannot follow"
+            return [self.hole("any", text, why, split=not quoted)]
         if name == "OLDPWD":
             return [self.hole("any", text, "the previous directory")]
         return [self.hole("env", text, "an environment variable", env=name, split=not quoted)]

@@ -279,8 +279,8 @@ class Producers:
             if where is None and ops and not has_opt(opts, "-t"):
                 return Output("temp", text=posixpath.dirname(ops[0]) + "/", why="a new path")
             return Output("temp", text=(where or "/tmp").rstrip("/") + "/", why="a new path")
-        if prog == "pwd":
-            return Output("lit", cwd or ".") if cwd is not None else Output("any", why="pwd")
+        if prog == "pwd":  # an absolute path: not "." (its name, its parent are not known)
+            return Output("any", why="the directory the command runs in")
         if prog in ("which", "type", "whereis") or (prog == "command" and "-v" in args):
             names = [a for a in args if not a.startswith("-")]
             if len(names) == 1 and not has_hole(names[0]):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from guardrails.builtins.shell.reexpand import arith_operands, subscript_of
-from guardrails.builtins.shell.wrappers import parallel_code, xargs_items
+from guardrails.builtins.shell.wrappers import glob_options, parallel_code, widened, xargs_items
 from tests.unit.builtins.shell._shell_project import decide
 
 #: a quoted value bash reads again: each runs the command inside (proved with bash 5.2)
@@ -64,6 +64,11 @@ ALLOWED = [
     "readarray -t files < <(ls)",
     "declare -n ref=arr",
     "f(){ local -n out=$1; out=1; }; f result",
+    "shopt -s nullglob; for f in *.txt; do echo $f; done",
+    "shopt -s dotglob; ls *",
+    "shopt -s nocaseglob; cat *.TXT",
+    'echo "$PWD"; cd "$PWD/src" && ls',
+    'cp build/out.txt "$(pwd)/dist/"',
     "echo $((COLUMNS - 2))",
     "n=$(wc -l < notes.txt); echo $((n + 1))",
     "for ((i=0; i<10; i++)); do echo $i; done",
@@ -165,3 +170,37 @@ def test_parallel_without_a_command_runs_its_inputs(
     args: list[str], code: tuple[str, str] | None
 ) -> None:
     assert parallel_code(args) == code
+
+
+@pytest.mark.parametrize(
+    ("targets", "options", "widened_"),
+    [
+        (["*env"], {"dotglob"}, ["*env", ".*env"]),
+        (["out/*.log"], {"dotglob"}, ["out/*.log", "out/.*.log"]),
+        ([".ENV*"], {"nocaseglob"}, [".ENV*", ".[eE][nN][vV]*"]),
+        (["a[bc]*"], {"nocaseglob"}, ["a[bc]*", "[aA][bBcC]*"]),
+        ([".EN[V]"], {"nocaseglob"}, [".EN[V]", ".[eE][nN][Vv]"]),
+        (["plain.txt"], {"dotglob", "nocaseglob"}, ["plain.txt"]),
+        (["*"], {"dotglob", "nocaseglob"}, ["*", ".*"]),
+    ],
+)
+def test_a_pattern_is_read_as_the_line_s_glob_options_make_bash_read_it(
+    targets: list[str], options: set[str], widened_: list[str]
+) -> None:
+    assert widened(targets, frozenset(options)) == widened_
+
+
+@pytest.mark.parametrize(
+    ("args", "before", "after"),
+    [
+        (["-s", "dotglob"], set(), {"dotglob"}),
+        (["-s", "dotglob", "nocaseglob", "extglob"], set(), {"dotglob", "nocaseglob"}),
+        (["-u", "dotglob"], {"dotglob", "nocaseglob"}, {"nocaseglob"}),
+        (["dotglob"], set(), set()),  # (it prints the option)
+        (["-s", "nullglob"], set(), set()),
+    ],
+)
+def test_shopt_turns_the_widening_glob_options_on_and_off(
+    args: list[str], before: set[str], after: set[str]
+) -> None:
+    assert glob_options(args, frozenset(before)) == frozenset(after)
