@@ -644,6 +644,18 @@ CASES: list[Evasion] = [
     *group(
         "delete",
         _O,
+        "del-loaded-builtin",
+        "enable -f loads a builtin from a shared object: compiled code the guard cannot read",
+        [
+            "enable -f ./librm.so rmall; rmall",
+            "enable -f /tmp/x.so ls; ls ~",
+            "enable -n ls; enable -f ./x.so ls; ls",
+        ],
+        unseen=("enable", "shared object"),
+    ),
+    *group(
+        "delete",
+        _O,
         "del-nesting",
         "nesting past the analyser's depth limit hides the innermost command",
         [

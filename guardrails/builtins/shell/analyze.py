@@ -340,10 +340,14 @@ class Analyzer(CodeRunner, DataFlow, Leaks, Expander, Reexpander, ParseState):
                 (stdin, inputs),
             )
             return
+        hidden = None
         if argv[0] == "fc" and not any(a.startswith("-") and "l" in a for a in argv[1:]):
-            history = why.code_from("fc", "the shell's history", "what ran or was added before")
+            hidden = why.code_from("fc", "the shell's history", "what ran or was added before")
+        elif argv[0] == "enable" and any(a.startswith("-") and "f" in a for a in argv[1:]):
+            hidden = why.code_from("enable -f", "a shared object", "compiled code it loads")
+        if hidden is not None:
             self.emit(argv, raw, {"unknown"}, written, redirects=written, cwd=cwd,
-                      opaque=[history], inputs=inputs)  # fmt: skip
+                      opaque=[hidden], inputs=inputs)  # fmt: skip
             return
         effect = Effect("read_only") if argv[0] in self.functions else classify_argv(argv)
         if argv[0] in NAME_TAKERS:

@@ -54,6 +54,8 @@ DENIED = [
 ALLOWED = [
     # the builtins that run code or rebind a name, used as agents use them
     "fc -l",
+    "enable -a",
+    "enable -n kill",
     "fc -l -5",
     "history",
     "hash",
