@@ -40,6 +40,7 @@ from ..results import HookResult
 from .path_scan import CAP, PathRules, Roots
 from .shell.classify import Command, Intent, classify, command_of
 from .shell.project import check_opaque, git_top, project_root
+from .shell.records import show
 from .shell.secrets import SECRET_PATHS
 from .shell.values import HOLE_RE, Hole, Opaque, fill_holes, hole_index
 
@@ -217,14 +218,8 @@ class ProtectPaths:
         return view
 
     def _reason(self, hit: _Hit, tool: str, cwd: str) -> str:
-        shown = _shown(hit.path, cwd)
-        if HOLE_RE.search(shown):  # a protected name under a directory the line computes
-            shown = HOLE_RE.sub(
-                lambda m: (
-                    hit.holes[k].text if (k := hole_index(m.group())) < len(hit.holes) else "?"
-                ),
-                shown,
-            )
+        # a protected name under a directory the line computes: shown with its words
+        shown = show(_shown(hit.path, cwd), tuple(hit.holes))
         if self.message is not None:
             return self.message.format(path=shown, glob=hit.glob, tool=tool)
         if hit.cmd is None:
@@ -442,7 +437,6 @@ def _display(cmd: Command | None, holes: Sequence[Hole] = (), written: bool = Tr
     import shlex
 
     from .shell.deny import written_as
-    from .shell.records import show
 
     if cmd is None or not cmd.argv:
         text = "a redirection"

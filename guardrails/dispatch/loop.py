@@ -58,6 +58,7 @@ _sealed: dict[type, tuple[str, str | None]] = {}
 #: a ledger needs it (a hook process's chain is timed per hook)
 _state: _StateNames | None = None
 _untimed: Any = None
+_threads: Any = None  # (and the async driver's thread handoff, ``in_thread``)
 
 #: events whose fields a hook could change in place: none (strings, and lists Claude sent
 #: for the record: a stop's background tasks), besides the tool events' input and output
@@ -227,7 +228,7 @@ def _decide_sync(guard: Guard, event: Event, session: Session, owner: bool) -> D
         if not plan.bindings:  # nothing to run, nothing to count: allowed as it is
             done = allowed(event, [])
         elif plan.quiet >= QUIET_RUNS and guard.ledger is None:
-            done = (_untimed or _load_untimed()).run_untimed(guard, event, session, plan)
+            done = (_untimed or _lazy("untimed")).run_untimed(guard, event, session, plan)
         if type(done) is Decision:
             if guard.ledger is None and event.event_name != _SESSION_END:
                 return done  # what ``recorded`` would leave as it is: an allow, not recorded
@@ -275,7 +276,7 @@ def _go_on(
     """A chain timed once that stopped being quiet at position ``j`` (a hook answered
     ``r``, raised ``exc``, or, ``j`` past the end, the chain ran long): judged by the
     chain's time, then the timed loop goes on (untimed.resume)."""
-    u = _untimed or _load_untimed()
+    u = _untimed or _lazy("untimed")
     return _timed_from(
         guard, session, owner, *u.resume(guard, event, session, plan, range(j), j, r, exc, began)
     )
@@ -581,16 +582,15 @@ def _state_change(
 
 def in_thread(fn: Callable[..., Any], *args: Any) -> Awaitable[Any]:
     """:func:`.threads.in_thread`, imported by the async driver (a hook process, sync, never)."""
-    from .threads import in_thread as run
-
+    run: Callable[..., Awaitable[Any]] = (_threads or _lazy("threads")).in_thread
     return run(fn, *args)
 
 
-def _load_untimed() -> Any:
-    global _untimed
-    from . import untimed as _untimed
-
-    return _untimed
+def _lazy(name: str) -> Any:
+    """The module ``name`` of this package, kept in ``_name`` once imported on first need."""
+    module = __import__(f"{__package__}.{name}", fromlist=["_"])
+    globals()["_" + name] = module
+    return module
 
 
 def _load_state() -> _StateNames:

@@ -20,7 +20,7 @@ from typing import Any, Final
 from . import opaque as why
 from .coderun import CodeRunner
 from .dataflow import DataFlow
-from .expand import Expander
+from .expand import Expander, glob_options, widened
 from .interpreters import LANGS, code_of
 from .leaks import Leaks
 from .options import program_name
@@ -34,7 +34,7 @@ from .records import RANK, Command, Sent
 from .reexpand import NAME_TAKERS, Reexpander
 from .syntax import MAX_DEPTH, ParseState, Shape, SimpleCommand, TooDeep
 from .values import HOLE_RE, Hole, Holes, Opaque, Output, Read, has_hole
-from .wrappers import glob_options, hashed, unwrap, widened, wrapping, xargs_items
+from .wrappers import hashed, unwrap, wrapping, xargs_items
 
 __all__ = ["Analyzer"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Final
 
 from .options import has_opt, opt_value, program_name, split_opts, subcommand, word_set
@@ -483,57 +483,6 @@ def hashed(args: list[str]) -> list[tuple[str, str]]:
     opts, names = split_opts(args, "p")
     prog = opt_value(opts, "-p")
     return [] if prog is None else [(name, prog) for name in names]
-
-
-#: shell options after which a pattern matches more than it reads: names starting with a
-#: dot (``dotglob``), in any case (``nocaseglob``)
-_WIDENING: Final = frozenset({"dotglob", "nocaseglob"})
-
-
-def glob_options(args: list[str], now: frozenset[str]) -> frozenset[str]:
-    """The widening glob options on after ``shopt ARGS`` (``-s`` sets, ``-u`` unsets)."""
-    flags = {a for a in args if a.startswith("-")}
-    names = {a for a in args if not a.startswith("-")} & _WIDENING
-    if "-s" in flags:
-        return now | names
-    if "-u" in flags:
-        return now - names
-    return now
-
-
-def widened(targets: Sequence[str], options: frozenset[str]) -> list[str]:
-    """``targets`` and, for a pattern among them, the same pattern as bash reads it under
-    ``options``: ``*env`` also as ``.*env`` (``dotglob``), ``.ENV*`` also as ``.[eE][nN][vV]*``
-    (``nocaseglob``)."""
-    out = list(targets)
-    for t in targets:
-        if not any(c in t for c in "*?["):
-            continue
-        forms = [t]
-        if "dotglob" in options:
-            forms += ["/".join("." + p if p[:1] in ("*", "?", "[") else p for p in t.split("/"))]
-        if "nocaseglob" in options:
-            forms += [_any_case(f) for f in forms]
-        for f in forms:
-            if f not in out:
-                out.append(f)
-    return out
-
-
-def _any_case(pattern: str) -> str:
-    """``pattern`` matching its letters in either case: ``E`` as ``[eE]``, and a bracket
-    expression's ``V`` as ``Vv`` (a range so widened may match more: never less)."""
-    out, depth = [], 0
-    for c in pattern:
-        if c == "[":
-            depth += 1
-        elif c == "]" and depth:
-            depth -= 1
-        if not c.isalpha():
-            out.append(c)
-        else:
-            out.append(c + c.swapcase() if depth else f"[{c.lower()}{c.upper()}]")
-    return "".join(out)
 
 
 def _alias(args: list[str]) -> str | None:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from guardrails.builtins.shell.expand import glob_options, widened
 from guardrails.builtins.shell.reexpand import arith_operands, subscript_of
-from guardrails.builtins.shell.wrappers import glob_options, parallel_code, widened, xargs_items
+from guardrails.builtins.shell.wrappers import parallel_code, xargs_items
 from tests.unit.builtins.shell._shell_project import decide
 
 #: a quoted value bash reads again: each runs the command inside (proved with bash 5.2)
