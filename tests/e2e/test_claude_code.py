@@ -42,16 +42,22 @@ hooks:
 """
 
 
-INSTALL = [sys.executable, "-m", "guardrails", "claude", "install"]
 SERVE = [sys.executable, "-m", "guardrails", "serve"]
 
 
-def install(project: Path) -> dict:
+def install(project: Path, *options: str) -> dict:
+    """``hookrails claude install`` of the project's agent.yaml (with ``options``): the
+    settings it wrote."""
     (project / "agent.yaml").write_text(AGENT_YAML)
+    return claude(project, "install", "--config", "agent.yaml", *options)
+
+
+def claude(project: Path, *args: str) -> dict:
+    """``hookrails claude ARGS`` in the project, which must succeed: the settings after."""
     env = {**os.environ, "HOOKRAILS_CACHE_DIR": str(project.parent / "cache")}
     env.pop("HOOKRAILS_LEDGER", None)
     done = subprocess.run(
-        [sys.executable, "-m", "guardrails", "claude", "install", "--config", "agent.yaml"],
+        [sys.executable, "-m", "guardrails", "claude", *args],
         cwd=project,
         env=env,
         capture_output=True,
@@ -126,19 +132,10 @@ def test_a_hook_claude_cannot_run_refuses_the_call(tmp_path: Path) -> None:
 def test_an_unreachable_hookrails_serve_refuses_the_call(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
-    (project / "agent.yaml").write_text(AGENT_YAML)
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    done = subprocess.run(
-        [*INSTALL, "-c", "agent.yaml", "--http", f"http://127.0.0.1:{port}"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    settings = install(project, "--http", f"http://127.0.0.1:{port}")
     run = run_claude(
         [tool_use("Bash", {"command": "touch ran.txt"}, id="toolu_1"), "Done."],
         tmp_path,
@@ -152,15 +149,7 @@ def test_uninstall_leaves_claude_unguarded(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
     install(project)
-    done = subprocess.run(
-        [sys.executable, "-m", "guardrails", "claude", "uninstall"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    settings = claude(project, "uninstall")
     assert not settings.get("hooks")
     run = run_claude(
         [tool_use("Bash", {"command": "rm -f x && touch ran.txt"}, id="toolu_rm"), "Done."],
@@ -199,15 +188,7 @@ def test_installed_http_hooks_deny_and_record_through_hookrails_serve(tmp_path: 
     (project / "agent.yaml").write_text(AGENT_YAML)
     proc, url = _serve(project)
     try:
-        done = subprocess.run(
-            [*INSTALL, "-c", "agent.yaml", "--http", url],
-            cwd=project,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert done.returncode == 0, done.stderr
-        settings = json.loads((project / ".claude" / "settings.json").read_text())
+        settings = claude(project, "install", "-c", "agent.yaml", "--http", url)
         handler = settings["hooks"]["PreToolUse"][0]["hooks"][0]
         assert handler["type"] == "http" and handler["url"].startswith(url)
         denied = tool_use("Bash", {"command": "rm -f gone.txt && touch denied.txt"}, id="toolu_rm")

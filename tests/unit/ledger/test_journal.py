@@ -300,6 +300,20 @@ def test_an_import_that_stopped_after_its_commit_imports_nothing_twice(tmp_path:
     assert sorted(ids) == ["c0", "c1", "c2", "c3", "c4"]
 
 
+def _committed_not_removed(path: Path) -> tuple[str, Any]:
+    """Importer A, between its COMMIT of three journaled calls and its removal of the file
+    it took (the file taken again, and held): the journal's path, and A's take."""
+    from guardrails.ledger import spool as spooled
+
+    _ready(path)
+    lines = _journal_lines(path, 3)
+    work = journal_path(str(path))
+    Path(work).write_text("".join(lines))
+    import_pending(str(path))  # A's commit
+    Path(work).write_text("".join(lines))
+    return work, spooled.take(work)
+
+
 @pytest.mark.parametrize("leftover", [True, False], ids=["importing-left", "journal-only"])
 def test_an_importer_that_gets_the_lock_before_the_last_one_removed_its_file_takes_nothing(
     tmp_path: Path, leftover: bool
@@ -307,16 +321,9 @@ def test_an_importer_that_gets_the_lock_before_the_last_one_removed_its_file_tak
     """Importer A committed the lines it took and has not removed its ``.importing``
     file; B gets the write lock meanwhile (every writer imports first): B takes nothing, at
     once, and fails on nothing; what was journaled since waits for the next import."""
-    from guardrails.ledger import spool as spooled
 
     path = tmp_path / "ledger.db"
-    _ready(path)
-    lines = _journal_lines(path, 3)
-    work = journal_path(str(path))
-    Path(work).write_text("".join(lines))
-    import_pending(str(path))  # A's commit
-    Path(work).write_text("".join(lines))
-    held = spooled.take(work)  # A, between its commit and the removal
+    work, held = _committed_not_removed(path)
     if not leftover:
         Path(work).write_text("".join(_journal_lines(path, 1, start=3)))
     try:
@@ -340,13 +347,7 @@ def test_an_importer_waits_briefly_for_the_last_one_to_remove_its_file(
     from guardrails.ledger import spool as spooled
 
     path = tmp_path / "ledger.db"
-    _ready(path)
-    lines = _journal_lines(path, 3)
-    work = journal_path(str(path))
-    Path(work).write_text("".join(lines))
-    import_pending(str(path))
-    Path(work).write_text("".join(lines))
-    held = spooled.take(work)  # A, between its commit and the removal
+    work, held = _committed_not_removed(path)
     Path(work).write_text("".join(_journal_lines(path, 1, start=3)))
     tried = threading.Event()
     real = spooled._flock
