@@ -39,6 +39,7 @@ from ..definition.matchers import BUILTIN_PRIMARY_ARGS
 from ..results import HookResult
 from .path_scan import CAP, PathRules, Roots
 from .shell.classify import Command, Intent, classify, command_of
+from .shell.expand import any_case
 from .shell.project import check_opaque, git_top, project_root
 from .shell.records import show
 from .shell.secrets import SECRET_PATHS
@@ -316,7 +317,7 @@ class ProtectPaths:
             return
         where = base or _first(root)
         if HOLE_RE.search(target) is None:
-            for path in _expand(target, where):
+            for path in _expand(target, where, cmd.globs):
                 full = posixpath.normpath(posixpath.join(where, path))
                 glob = self.protected_by(full, root)
                 if glob is not None:
@@ -412,13 +413,18 @@ def _writes(spec: Any) -> bool:
     return hints.get("readOnlyHint") is False or hints.get("destructiveHint") is True
 
 
-def _expand(target: str, base: str) -> list[str]:
-    """The path as written (``~`` expanded), plus what a glob in it matches now (as bash
-    would: hidden names only for a pattern that starts with ``.``)."""
+def _expand(target: str, base: str, globs: frozenset[str] = frozenset()) -> list[str]:
+    """The path as written (``~`` expanded), plus what a glob in it matches now, as bash
+    would under the line's glob options ``globs``: hidden names only for a pattern that
+    starts with ``.`` unless ``dotglob``, in any case with ``nocaseglob``, ``**`` at any
+    depth with ``globstar``."""
     path = posixpath.expanduser(target)
     found = [path]
     if any(c in path for c in "*?["):
-        found.extend(_glob.glob(posixpath.join(base, path))[:1000])
+        pattern = posixpath.join(base, any_case(path) if "nocaseglob" in globs else path)
+        found += _glob.glob(
+            pattern, recursive="globstar" in globs, include_hidden="dotglob" in globs
+        )[:1000]
     return found
 
 

@@ -479,6 +479,7 @@ CASES: list[Evasion] = [
             ("shopt -s dotglob; echo x | tee *nv >/dev/null", ".env"),
             ("shopt -s nocaseglob; echo x > .EN[V]", ".env"),
             ("shopt -s dotglob nocaseglob; echo x > *ENV", ".env"),
+            ("shopt -s globstar dotglob; echo x | tee **/*env >/dev/null", ".env"),
         ],
     ),
     *group(

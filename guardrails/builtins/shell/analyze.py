@@ -20,7 +20,7 @@ from typing import Any, Final
 from . import opaque as why
 from .coderun import CodeRunner
 from .dataflow import DataFlow
-from .expand import Expander, glob_options, widened
+from .expand import Expander, glob_options
 from .interpreters import LANGS, code_of
 from .leaks import Leaks
 from .options import program_name
@@ -618,8 +618,6 @@ class Analyzer(CodeRunner, DataFlow, Leaks, Expander, Reexpander, ParseState):
             kind = next(iter(kinds))
         idx = len(self.commands)
         argv = tuple(argv)
-        if self.glob_opts and targets:
-            targets = widened(targets, self.glob_opts)
         self.commands.append(
             Command(
                 argv,
@@ -637,6 +635,7 @@ class Analyzer(CodeRunner, DataFlow, Leaks, Expander, Reexpander, ParseState):
                 tuple(mentions) if mentions else (),
                 self._origin() if self.derived else "",
                 tuple(sends),
+                self.glob_opts,
             )
         )
         if out is None:  # what it prints is worked out when something asks

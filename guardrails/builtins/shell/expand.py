@@ -14,7 +14,6 @@ import itertools
 import posixpath
 import re
 import shlex
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 from .options import word_set
@@ -463,8 +462,8 @@ def _transform(value: str, op: str) -> str | None:
 
 
 #: shell options after which a pattern matches more than it reads: names starting with a
-#: dot (``dotglob``), in any case (``nocaseglob``)
-_WIDENING: Final = frozenset({"dotglob", "nocaseglob"})
+#: dot (``dotglob``), in any case (``nocaseglob``), ``**`` at any depth (``globstar``)
+_WIDENING: Final = frozenset({"dotglob", "nocaseglob", "globstar"})
 
 
 def glob_options(args: list[str], now: frozenset[str]) -> frozenset[str]:
@@ -478,26 +477,7 @@ def glob_options(args: list[str], now: frozenset[str]) -> frozenset[str]:
     return now
 
 
-def widened(targets: Sequence[str], options: frozenset[str]) -> list[str]:
-    """``targets`` and, for a pattern among them, the same pattern as bash reads it under
-    ``options``: ``*env`` also as ``.*env`` (``dotglob``), ``.ENV*`` also as ``.[eE][nN][vV]*``
-    (``nocaseglob``)."""
-    out = list(targets)
-    for t in targets:
-        if not any(c in t for c in "*?["):
-            continue
-        forms = [t]
-        if "dotglob" in options:
-            forms += ["/".join("." + p if p[:1] in ("*", "?", "[") else p for p in t.split("/"))]
-        if "nocaseglob" in options:
-            forms += [_any_case(f) for f in forms]
-        for f in forms:
-            if f not in out:
-                out.append(f)
-    return out
-
-
-def _any_case(pattern: str) -> str:
+def any_case(pattern: str) -> str:
     """``pattern`` matching its letters in either case: ``E`` as ``[eE]``, and a bracket
     expression's ``V`` as ``Vv`` (a range so widened may match more: never less)."""
     out, depth = [], 0

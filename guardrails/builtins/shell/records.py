@@ -83,7 +83,8 @@ class Command(NamedTuple):
     the string literals of inline code that changes files; ``written`` is the
     command of the line it comes from, as written; ``sends`` is what it sends to
     another machine (``Sent``): the files whose content its input, its words or its
-    uploads carry.
+    uploads carry. ``globs`` are the glob options the line turned on before it that make a
+    pattern match more (``dotglob``, ``nocaseglob``, ``globstar``).
     """
 
     argv: tuple[str, ...]
@@ -101,6 +102,7 @@ class Command(NamedTuple):
     mentions: tuple[str, ...] = ()
     written: str = ""
     sends: tuple[Sent, ...] = ()
+    globs: frozenset[str] = frozenset()
 
     @property
     def program(self) -> str:

@@ -4,9 +4,13 @@ uses (arithmetic on counters, ``set -x``, ``parallel CMD ::: ...``) stay allowed
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
-from guardrails.builtins.shell.expand import glob_options, widened
+from guardrails.builtins.paths import _expand
+from guardrails.builtins.shell.expand import any_case, glob_options
 from guardrails.builtins.shell.reexpand import arith_operands, subscript_of
 from guardrails.builtins.shell.wrappers import parallel_code, xargs_items
 from tests.unit.builtins.shell._shell_project import decide
@@ -176,21 +180,46 @@ def test_parallel_without_a_command_runs_its_inputs(
 
 
 @pytest.mark.parametrize(
-    ("targets", "options", "widened_"),
+    ("pattern", "any_case_"),
     [
-        (["*env"], {"dotglob"}, ["*env", ".*env"]),
-        (["out/*.log"], {"dotglob"}, ["out/*.log", "out/.*.log"]),
-        ([".ENV*"], {"nocaseglob"}, [".ENV*", ".[eE][nN][vV]*"]),
-        (["a[bc]*"], {"nocaseglob"}, ["a[bc]*", "[aA][bBcC]*"]),
-        ([".EN[V]"], {"nocaseglob"}, [".EN[V]", ".[eE][nN][Vv]"]),
-        (["plain.txt"], {"dotglob", "nocaseglob"}, ["plain.txt"]),
-        (["*"], {"dotglob", "nocaseglob"}, ["*", ".*"]),
+        (".ENV*", ".[eE][nN][vV]*"),
+        ("a[bc]*", "[aA][bBcC]*"),
+        (".EN[V]", ".[eE][nN][Vv]"),
+        ("*.LOG", "*.[lL][oO][gG]"),
     ],
 )
-def test_a_pattern_is_read_as_the_line_s_glob_options_make_bash_read_it(
-    targets: list[str], options: set[str], widened_: list[str]
+def test_a_pattern_in_any_case_matches_its_letters_in_either_case(
+    pattern: str, any_case_: str
 ) -> None:
-    assert widened(targets, frozenset(options)) == widened_
+    assert any_case(pattern) == any_case_
+
+
+#: (pattern, the line's glob options, what it matches in a folder holding .env, a/b/.env,
+#: a/x.log and README)
+EXPANDED: list[tuple[str, set[str], set[str]]] = [
+    ("*env", set(), set()),
+    ("*env", {"dotglob"}, {".env"}),
+    ("a/*/*", set(), set()),
+    ("a/*/*", {"dotglob"}, {"a/b/.env"}),
+    (".ENV*", set(), set()),
+    (".ENV*", {"nocaseglob"}, {".env"}),
+    ("readme", {"nocaseglob"}, set()),  # no pattern: a name is not matched in another case
+    ("**/*env", {"dotglob"}, set()),
+    ("**/*env", {"globstar", "dotglob"}, {".env", "a/b/.env"}),
+    ("**/*.log", {"globstar"}, {"a/x.log"}),
+]
+
+
+@pytest.mark.parametrize(("pattern", "options", "matched"), EXPANDED)
+def test_a_target_pattern_matches_what_bash_matches_under_the_line_s_glob_options(
+    tmp_path: Path, pattern: str, options: set[str], matched: set[str]
+) -> None:
+    for name in (".env", "a/b/.env", "a/x.log", "README"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    found = _expand(pattern, str(tmp_path), frozenset(options))
+    assert found[0] == pattern  # the path as written, always
+    assert {os.path.relpath(f, tmp_path) for f in found[1:]} == matched
 
 
 @pytest.mark.parametrize(
@@ -198,6 +227,7 @@ def test_a_pattern_is_read_as_the_line_s_glob_options_make_bash_read_it(
     [
         (["-s", "dotglob"], set(), {"dotglob"}),
         (["-s", "dotglob", "nocaseglob", "extglob"], set(), {"dotglob", "nocaseglob"}),
+        (["-s", "globstar"], {"dotglob"}, {"dotglob", "globstar"}),
         (["-u", "dotglob"], {"dotglob", "nocaseglob"}, {"nocaseglob"}),
         (["dotglob"], set(), set()),  # (it prints the option)
         (["-s", "nullglob"], set(), set()),
