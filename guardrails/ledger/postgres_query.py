@@ -158,9 +158,7 @@ def status(url: str, tables: tuple[str, ...]) -> dict[str, Any]:
         views = _view_names(conn)
         conn.rollback()
     except psycopg.Error as exc:
-        raise LedgerError(
-            f"cannot read the ledger: {_first_line(exc)}", path=safe_url(url)
-        ) from None
+        raise unreadable(url, exc) from None
     finally:
         conn.close()
     return {
@@ -173,6 +171,22 @@ def status(url: str, tables: tuple[str, ...]) -> dict[str, Any]:
 
 def export_rows(url: str, table: str) -> tuple[list[str], Iterator[tuple[Any, ...]]]:
     return run_query(url, f"SELECT * FROM {table} ORDER BY {ORDER[table]}", {}, None)
+
+
+def unreadable(url: str, exc: Exception) -> LedgerError:
+    """What a failed read of the ledger at ``url`` says: a database without hookrails'
+    tables is not a ledger yet, which the user can do something about."""
+    import psycopg
+
+    if isinstance(exc, psycopg.errors.UndefinedTable):
+        return LedgerError(
+            "no hookrails ledger in this database yet (a Guard or `hookrails serve` recording "
+            "into it creates its tables with its first event; or choose another with --ledger "
+            "or $HOOKRAILS_LEDGER)",
+            path=safe_url(url),
+            kind="missing",
+        )
+    return LedgerError(f"cannot read the ledger: {_first_line(exc)}", path=safe_url(url))
 
 
 def tail_rows(
@@ -204,9 +218,7 @@ def tail_rows(
                 listener = psycopg.connect(url, autocommit=True, application_name="hookrails-tail")
                 listener.execute("LISTEN hookrails_ledger")
         except psycopg.Error as exc:
-            raise LedgerError(
-                f"cannot read the ledger: {_first_line(exc)}", path=safe_url(url)
-            ) from None
+            raise unreadable(url, exc) from None
         pending: set[int] = set()
         for row in reversed(rows):
             call = make(row)
@@ -234,9 +246,7 @@ def tail_rows(
                     ).fetchall()
                 conn.rollback()
             except psycopg.Error as exc:
-                raise LedgerError(
-                    f"cannot read the ledger: {_first_line(exc)}", path=safe_url(url)
-                ) from None
+                raise unreadable(url, exc) from None
             for row in done:
                 call = make(row)
                 pending.discard(call.id)

@@ -331,6 +331,16 @@ def test_ledger_query_on_postgres_refuses_what_sqlite_refuses(
     assert value(postgres_url, "SELECT count(*) FROM tool_calls") == 1
 
 
+def test_tail_on_a_database_no_hookrails_has_recorded_into_says_so(postgres_url: str) -> None:
+    """A database with no hookrails tables yet (nothing recorded, `serve` not started): the
+    user is told it is not a ledger yet and how to choose another, not a relation error."""
+    from guardrails.ledger.admin import tail_calls
+
+    with pytest.raises(LedgerError, match="no hookrails ledger in this database yet") as exc:
+        list(tail_calls(postgres_url, 1))
+    assert exc.value.kind == "missing" and "relation" not in str(exc.value)
+
+
 def test_ledger_query_on_postgres_stops_at_its_timeout(postgres_url: str) -> None:
     Ledger(postgres_url).close()
     with pytest.raises(LedgerError, match="--timeout"):
