@@ -32,17 +32,22 @@ import re
 import socket
 import threading
 import time
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Final
+
+from .._version import __version__
 
 __all__ = [
     "BUSY_RESPONSE",
     "EVICTION_WAIT",
+    "SERVER",
     "BadHead",
     "Conn",
     "Connections",
     "DeadlineReader",
     "Head",
     "Headers",
+    "answer_head",
     "parse_head",
     "read_headers",
 ]
@@ -53,6 +58,11 @@ MAX_LINE: Final = 65536
 #: a header line: a token (RFC 9110 field name), a colon, the value
 _VERSION: Final = re.compile(r"HTTP/([0-9]{1,10})\.([0-9]{1,10})")
 _FIELD: Final = re.compile(r"([!#$%&'*+\-.^_`|~0-9A-Za-z]+):(.*)", re.DOTALL)
+
+#: the Server header of every answer
+SERVER: Final = f"hookrails/{__version__}"
+#: reason phrases, as ``BaseHTTPRequestHandler.send_response`` writes them
+_PHRASES: Final = {int(c): phrase for c, (phrase, _) in BaseHTTPRequestHandler.responses.items()}
 
 #: seconds the accepting thread waits for an evicted connection's thread to end
 EVICTION_WAIT: Final = 1.0
@@ -283,3 +293,13 @@ def read_headers(rfile: Any) -> Headers:
             raise BadHead(400, "Bad header line")
         fields.setdefault(m.group(1).lower(), m.group(2).strip(" \t"))
     raise BadHead(431, "Too many headers")
+
+
+def answer_head(status: int, date: str, length: int) -> bytes:
+    """An answer's status line and the headers every answer has, as ``send_response`` and
+    ``send_header`` write them, made in one go (those calls cost ~20 us an answer)."""
+    return (
+        f"HTTP/1.1 {status} {_PHRASES.get(status, '')}\r\nServer: {SERVER}\r\nDate: {date}"
+        f"\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n"
+        "Cache-Control: no-store\r\n"
+    ).encode("latin-1", "strict")

@@ -39,6 +39,12 @@ __all__ = ["exposure_warning", "serve", "startup_lines"]
 )  # fmt: skip
 @click.option("--no-ledger", is_flag=True, help="record nothing")
 @click.option(
+    "--write-behind/--no-write-behind", default=True, show_default=True,
+    help="SQLite: journal events that need no session state before answering and import "
+    "them in batches a few ms later (reads through hookrails import first); off: one "
+    "transaction per event before its answer",
+)  # fmt: skip
+@click.option(
     "--insecure", is_flag=True,
     help="allow a --host beyond loopback without a token (anyone who reaches it drives the "
     "hooks)",
@@ -61,6 +67,7 @@ def serve(
     token: str | None,
     ledger_file: str | None,
     no_ledger: bool,
+    write_behind: bool,
     insecure: bool,
     max_connections: int,
     workers: int,
@@ -84,6 +91,7 @@ def serve(
     from ..claude_code import http_server as _serve
     from ..dispatch.guard import Guard
     from ..errors import ServeError
+    from ..ledger.common import is_url
 
     if token is None and os.environ.get(_serve.TOKEN_ENV) == "":
         raise ServeError(
@@ -95,6 +103,8 @@ def serve(
         level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(message)s"
     )
     guard = Guard(config, ledger=False if no_ledger else ledger_file or True)
+    if write_behind and guard.ledger is not None and not is_url(guard.ledger.path):
+        guard.ledger.write_behind()
     server = _serve.make_server(
         guard,
         host,

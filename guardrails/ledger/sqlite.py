@@ -48,11 +48,9 @@ from .sqlite_checkpoint import Checkpointer
 from .sqlite_group import WriterLock
 from .sqlite_state import Settle, read_state
 from .sqlite_watch import Watch, already_there
-from .sqlite_write import SQL as _SQL
 from .sqlite_write import begin as _begin
 from .sqlite_write import commit as _commit
 from .sqlite_write import commit_many as _commit_many
-from .sqlite_write import execute as _execute
 from .sqlite_write import is_busy
 from .sqlite_write import rollback as _rollback
 
@@ -68,6 +66,7 @@ if TYPE_CHECKING:
     from .records import Op
     from .session_state import SessionState, Settled, StateChange
     from .spool import RecoverReport
+    from .sqlite_behind import Behind
     from .store import ClaimResult, KeyClaim, Store, StoreReader
 
 __all__ = ["DEFAULT_MAX_ARGUMENTS", "DEFAULT_MAX_OUTPUT", "Ledger"]
@@ -156,10 +155,12 @@ class Ledger:
         #: a file deleted or replaced under this writer is noticed after the next commit
         self._watch = Watch(self.path)
         self._checkpoints = Checkpointer(self.path, None)
+        self._journal_poll = JournalPoll(self.path)
         self._degraded: str | None = None
         self._kind: str | None = None
         self._reopen_at = 0.0
         self._reader: LedgerReader | None = None
+        self._behind: Behind | None = None  # write-behind (serve): write_behind()
         if not self._unbound:
             self._open()
 
@@ -280,6 +281,9 @@ class Ledger:
         SQLite's auto-checkpoint moves them into the file. Either way ``PRAGMA
         optimize`` runs first (bounded by ``analysis_limit``), so the query planner
         has statistics for the views' indexes."""
+        if self._behind is not None:
+            self._behind.close()
+            self._behind.import_now()  # what the thread had not imported yet
         with self._lock:
             if self._conn is not None and self._watch.pending:
                 moved = self._watch.moved()  # the last records were not looked after yet
@@ -439,6 +443,21 @@ class Ledger:
             self._degraded = self._kind = None
         return True
 
+    def write_behind(self, delay: float = 0.005, max_age: float = 0.25) -> None:
+        """Journal the events that need no session state, and import them on a thread once
+        none came for ``delay`` seconds, or ``max_age`` after a batch's first
+        (:mod:`.sqlite_behind`): what a long-lived writer answering one event at a time
+        (``hookrails serve``) waits on. Reads through this Ledger import first; ``close``
+        imports what is left."""
+        from .sqlite_behind import Behind
+
+        if self._behind is None:
+            self._behind = Behind(self, delay, max_age)
+
+    def journal_appended(self) -> None:
+        """This process journaled an event: the next write imports first (its order kept)."""
+        self._journal_poll.due = 0.0
+
     def import_journal(self) -> None:
         """Import what ``hookrails hook`` processes journaled: a reader's first step."""
         with self._lock:
@@ -530,6 +549,9 @@ class Ledger:
         place); the outcome, or ``None`` when nothing was settled (the file could not be
         written: the state then stays this process's)."""
         ops = self._rows.ops(decision, now, agent=agent, tenant=tenant, owner_pid=owner_pid)
+        behind = self._behind
+        if behind is not None and behind.journal(ops, change, decision.event.session_id, agent):
+            return None  # journaled: nothing settled (it needs no session state)
         if change is None or not change.active:
             self._write(ops)
             return None
@@ -552,7 +574,8 @@ class Ledger:
                 raise LedgerError(
                     f"the ledger cannot be read ({self.degraded})", path=self.path, kind="degraded"
                 )
-            if _journal_waiting(self.path):
+            # journaled events change no session state: write-behind's wait for no import
+            if self._behind is None and _journal_waiting(self.path):
                 _catch_up(conn, self.path, self.busy_timeout)
             try:
                 return read_state(conn, session_id, agent)
@@ -575,6 +598,8 @@ class Ledger:
                 moved = self._watch.moved()
                 if moved is not None:
                     self._follow(moved, committed=True)
+                if self._journal_poll():  # journaled calls first (mark_interrupted finds them)
+                    _catch_up(self._conn, self.path, self.busy_timeout)
             conn = self._conn
             if conn is None:
                 raise LedgerError(
@@ -652,41 +677,9 @@ class Ledger:
         ``newer_schema``: a newer hookrails recovers it). Spooled records that cannot
         be imported go, with why, to ``<spool>.rejected``; the others are imported.
         """
-        from .journal_import import import_journal
-        from .spool import RecoverReport, spool_paths
-        from .sqlite_recover import cannot_recover, import_spool, mark_stale
+        from .sqlite_recover import recover_ledger
 
-        with self._lock:
-            if self._conn is not None and self._degraded is None:
-                moved = self._watch.moved()
-                if moved is not None:
-                    self._follow(moved, committed=True)
-            if self._conn is None or self._degraded is not None:
-                self._close_connection()
-                self._open()
-            conn = self._conn
-            if conn is None:
-                raise cannot_recover(self.path, self._kind, self._degraded)
-            report = RecoverReport()
-            try:
-                got = import_journal(conn, self.path, self.busy_timeout)  # hook processes'
-                report.imported, report.rejected = got
-                for spool in dict.fromkeys(spool_paths(self.path)):
-                    counts = import_spool(conn, spool, _SQL, _execute, self.busy_timeout)
-                    if counts is not None:
-                        report.imported += counts[0]
-                        report.rejected += counts[1]
-                        report.spools.append(spool)
-                report.interrupted = mark_stale(conn, older_than, now, self.busy_timeout)
-            except (sqlite3.Error, OSError) as exc:
-                _rollback(conn)
-                raise LedgerError(
-                    f"recover failed: {exc}; the spool is kept, run recover again",
-                    path=self.path,
-                    kind=error_kind(exc),
-                ) from exc
-            self._degraded = self._kind = None
-        return report
+        return recover_ledger(self, older_than, now)
 
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ import time
 
 from ..errors import LedgerError
 from . import spool as spooled
-from .common import iso_time, process_alive
+from .common import error_kind, iso_time, process_alive
 from .records import escape_ops
 from .sqlite_write import begin, rollback
 
@@ -22,9 +22,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Container, Iterable, Sequence
 
     from .records import Op
-    from .spool import Parsed
+    from .spool import Parsed, RecoverReport
+    from .sqlite import Ledger
 
-__all__ = ["cannot_recover", "import_records", "import_spool", "mark_stale"]
+__all__ = ["cannot_recover", "import_records", "import_spool", "mark_stale", "recover_ledger"]
 
 #: what one record's values can raise: that record is rejected, the import goes on.
 #: Anything else (locked, full, I/O: sqlite3.OperationalError) stops the import, rolls
@@ -165,3 +166,43 @@ def cannot_recover(path: str, kind: str | None, degraded: str | None) -> LedgerE
     return LedgerError(
         f"cannot recover into this ledger ({degraded}): {advice}{where}", path=path, kind=kind
     )
+
+
+def recover_ledger(ledger: Ledger, older_than: float | None, now: float | None) -> RecoverReport:
+    """:meth:`.sqlite.Ledger.recover`: the file reopened when it must be, the journal and
+    the spools imported, then the stale calls marked, all under the writer's lock."""
+    from .journal_import import import_journal
+    from .spool import RecoverReport, spool_paths
+    from .sqlite_write import SQL, execute
+
+    with ledger._lock:
+        if ledger._conn is not None and ledger._degraded is None:
+            moved = ledger._watch.moved()
+            if moved is not None:
+                ledger._follow(moved, committed=True)
+        if ledger._conn is None or ledger._degraded is not None:
+            ledger._close_connection()
+            ledger._open()
+        conn = ledger._conn
+        if conn is None:
+            raise cannot_recover(ledger.path, ledger._kind, ledger._degraded)
+        report = RecoverReport()
+        try:
+            got = import_journal(conn, ledger.path, ledger.busy_timeout)  # hook processes'
+            report.imported, report.rejected = got
+            for spool in dict.fromkeys(spool_paths(ledger.path)):
+                counts = import_spool(conn, spool, SQL, execute, ledger.busy_timeout)
+                if counts is not None:
+                    report.imported += counts[0]
+                    report.rejected += counts[1]
+                    report.spools.append(spool)
+            report.interrupted = mark_stale(conn, older_than, now, ledger.busy_timeout)
+        except (sqlite3.Error, OSError) as exc:
+            rollback(conn)
+            raise LedgerError(
+                f"recover failed: {exc}; the spool is kept, run recover again",
+                path=ledger.path,
+                kind=error_kind(exc),
+            ) from exc
+        ledger._degraded = ledger._kind = None
+    return report

@@ -8,6 +8,7 @@ import os
 import re
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -26,6 +27,7 @@ from guardrails.cli.main import cli
 from guardrails.cli.serve import exposure_warning
 from guardrails.definition.hook_refs import hook_name
 from guardrails.errors import ServeError
+from guardrails.ledger import journal
 from tests._db import rows, value
 
 TOKEN = "t0ken-for-tests"
@@ -877,7 +879,39 @@ def test_the_cli_serves_until_a_signal_and_reminds_how_to_pass_the_token(tmp_pat
     text = "".join(head) + out
     assert "Authorization: Bearer" in text and "HOOKRAILS_TOKEN" in text
     assert TOKEN not in text  # the reminder names the variable, never the secret
-    assert value(ledger, "SELECT status FROM tool_calls") == "denied"
+    assert not journal.waiting(str(ledger))  # write-behind: the stop imported the rest
+    bare = sqlite3.connect(ledger)  # the file as Datasette reads it: no journal imported
+    assert bare.execute("SELECT status FROM tool_calls").fetchall() == [("denied",)]
+    bare.close()
+
+
+@pytest.mark.parametrize(("flag", "behind"), [([], True), (["--no-write-behind"], False)])
+def test_the_cli_writes_behind_on_sqlite_unless_told_not_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flag: list[str], behind: bool
+):
+    config = tmp_path / "agent.yaml"
+    config.write_text(YAML, encoding="utf-8")
+    seen: list[object] = []
+    monkeypatch.setattr(
+        "guardrails.claude_code.http_server.serve_until_signal",
+        lambda server: seen.append(server.app.guard.ledger._behind) or server.server_close(),
+    )
+    result = CliRunner().invoke(
+        cli,
+        [
+            "serve",
+            "--config",
+            str(config),
+            "--port",
+            "0",
+            "--ledger",
+            str(tmp_path / "l.db"),
+            *flag,
+        ],
+        env={"HOOKRAILS_TOKEN": None},
+    )
+    assert result.exit_code == 0, result.output
+    assert (seen[0] is not None) is behind
 
 
 def test_the_cli_reports_a_port_in_use_in_one_line(tmp_path: Path):

@@ -1,0 +1,287 @@
+"""Write-behind (``Ledger.write_behind``, what ``hookrails serve`` turns on): events that need
+no session state are journaled before the answer and imported by a thread in batches.
+
+Each test asserts what a user depends on: the event is durable when ``record`` returns
+(in the journal or the file), every read through hookrails sees it, the bare file gets it
+once its batch is imported (or at ``close``), the order against events that take the store
+is kept, and every fault path (the journal not writable, the file locked during an import,
+the process killed, the file deleted under the writer) ends with the record in the file.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from guardrails.definition.model import AgentDefinition
+from guardrails.dispatch.guard import Guard
+from guardrails.events import Event
+from guardrails.ledger import journal
+from guardrails.ledger.journal import journal_path
+from guardrails.ledger.sqlite import Ledger
+from guardrails.ledger.sqlite_behind import Behind
+
+SID = "0b7f0000-0000-4000-8000-0000000000be"
+AGENT = """\
+name: behind
+hooks:
+  PreToolUse:
+    - matcher: "Bash(rm -rf *)"
+      hooks: [{use: deny, with: {reason: "rm -rf is not allowed"}}]
+    - matcher: "Bash(halt*)"
+      hooks: [behind_test_hooks:halt]
+"""
+HOOKS = """\
+from guardrails import HookResult
+
+
+def halt(event, ctx):
+    return HookResult.halt("stop now")
+"""
+#: a batch that never imports by itself within a test (only reads, writes and close do)
+NEVER = 3600.0
+
+
+@pytest.fixture
+def definition(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AgentDefinition:
+    (tmp_path / "behind_test_hooks.py").write_text(HOOKS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "agent.yaml").write_text(AGENT)
+    return AgentDefinition.from_file(tmp_path / "agent.yaml")
+
+
+def _pre(command: str, call: str, session: str = SID) -> Event:
+    return Event.from_claude(
+        {
+            "hook_event_name": "PreToolUse",
+            "session_id": session,
+            "cwd": "/tmp",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "tool_use_id": call,
+        }
+    )
+
+
+def _bare(path: Path) -> list[tuple[str, str, str]]:
+    """The file as sqlite3, Datasette or sqlite-utils read it: no journal imported."""
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute(
+            "SELECT tool_call_id, decision, status FROM tool_calls ORDER BY id"
+        ).fetchall()
+    finally:
+        conn.close()
+
+
+def _behind(path: Path, definition: AgentDefinition, **kw: float) -> tuple[Ledger, Guard]:
+    ledger = Ledger(str(path), definition=definition)
+    ledger.write_behind(**{"delay": NEVER, "max_age": NEVER, **kw})
+    return ledger, Guard(definition, ledger=ledger, check=False)
+
+
+def test_a_deny_is_in_the_journal_when_it_returns_and_every_read_sees_it(
+    tmp_path: Path, definition: AgentDefinition
+) -> None:
+    path = tmp_path / "ledger.db"
+    ledger, guard = _behind(path, definition)
+    try:
+        assert guard.emit_sync(_pre("rm -rf build", "t1")).denied
+        assert journal.waiting(str(path)) and _bare(path) == []  # durable, not imported yet
+        assert ledger._behind is not None and ledger._behind.journaled == 1
+        found = ledger.reader.query("SELECT tool_call_id, decision FROM tool_calls")
+        assert found == [{"tool_call_id": "t1", "decision": "deny"}]  # a read imports first
+        assert not journal.waiting(str(path))
+    finally:
+        ledger.close()
+
+
+def test_the_thread_imports_a_batch_once_the_journal_is_quiet(
+    tmp_path: Path, definition: AgentDefinition
+) -> None:
+    path = tmp_path / "ledger.db"
+    ledger, guard = _behind(path, definition, delay=0.01, max_age=0.5)
+    try:
+        for i in range(5):
+            guard.emit_sync(_pre(f"rm -rf b{i}", f"t{i}"))
+        deadline = time.monotonic() + 30
+        while len(_bare(path)) < 5 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert _bare(path) == [(f"t{i}", "deny", "denied") for i in range(5)]
+        assert not journal.waiting(str(path))
+    finally:
+        ledger.close()
+
+
+def test_close_imports_what_is_left(tmp_path: Path, definition: AgentDefinition) -> None:
+    path = tmp_path / "ledger.db"
+    ledger, guard = _behind(path, definition)
+    guard.emit_sync(_pre("ls", "t1"))  # an allowed call: journaled past the halt gate
+    guard.emit_sync(_pre("rm -rf x", "t2"))
+    assert _bare(path) == []
+    ledger.close()
+    assert _bare(path) == [("t1", "allow", "pending"), ("t2", "deny", "denied")]
+    assert not journal.waiting(str(path))
+
+
+def test_an_event_that_needs_the_store_comes_after_what_was_journaled(
+    tmp_path: Path, definition: AgentDefinition
+) -> None:
+    path = tmp_path / "ledger.db"
+    ledger, guard = _behind(path, definition)
+    try:
+        guard.emit_sync(_pre("ls", "t1"))
+        guard.emit_sync(_pre("halt now", "t2"))  # a halt: its transaction, journal first
+        assert [c[0] for c in _bare(path)] == ["t1", "t2"]
+        after = guard.emit_sync(_pre("ls", "t3"))  # the halted session's call: denied
+        assert after.denied and after.halted
+        assert ledger._behind is not None and ledger._behind.journaled == 2  # t1, t3 (a deny)
+    finally:
+        ledger.close()
+    assert [c[:2] for c in _bare(path)] == [("t1", "allow"), ("t2", "deny"), ("t3", "deny")]
+
+
+def test_a_journaled_pending_call_can_be_marked_interrupted(
+    tmp_path: Path, definition: AgentDefinition
+) -> None:
+    path = tmp_path / "ledger.db"
+    ledger, guard = _behind(path, definition)
+    try:
+        guard.emit_sync(_pre("ls", "t1"))
+        assert _bare(path) == []
+        ledger.mark_interrupted(SID, "t1", "the tool never ran", time.time())
+        assert _bare(path) == [("t1", "allow", "interrupted")]
+    finally:
+        ledger.close()
+
+
+def test_a_journal_that_cannot_be_written_sends_the_event_to_the_store(
+    tmp_path: Path, definition: AgentDefinition, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "ledger.db"
+    ledger, guard = _behind(path, definition)
+    os.mkdir(journal_path(str(path)))  # an append there fails (EISDIR)
+    try:
+        assert guard.emit_sync(_pre("rm -rf x", "t1")).denied
+        assert _bare(path) == [("t1", "deny", "denied")]  # committed before it returned
+        assert ledger._behind is not None and ledger._behind.journaled == 0
+    finally:
+        ledger.close()
+
+
+def test_an_import_that_finds_the_file_locked_leaves_the_journal_for_the_next(
+    tmp_path: Path, definition: AgentDefinition, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "ledger.db"
+    ledger = Ledger(str(path), definition=definition, busy_timeout=0.2)
+    ledger.write_behind(delay=NEVER, max_age=NEVER)
+    guard = Guard(definition, ledger=ledger, check=False)
+    try:
+        guard.emit_sync(_pre("rm -rf x", "t1"))
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another writer holds the file past busy_timeout
+        assert ledger._behind is not None
+        ledger._behind.import_now()
+        assert journal.waiting(str(path))  # kept, said in the log
+        assert any("not imported" in r.getMessage() for r in caplog.records)
+        other.execute("ROLLBACK")
+        other.close()
+        ledger._behind.import_now()
+        assert _bare(path) == [("t1", "deny", "denied")]
+    finally:
+        ledger.close()
+
+
+KILLED = """\
+import os, sys
+sys.path.insert(0, sys.argv[2])
+from guardrails.definition.model import AgentDefinition
+from guardrails.dispatch.guard import Guard
+from guardrails.events import Event
+from guardrails.ledger.sqlite import Ledger
+
+definition = AgentDefinition.from_file(sys.argv[3])
+ledger = Ledger(sys.argv[1], definition=definition)
+ledger.write_behind(delay=3600, max_age=3600)
+guard = Guard(definition, ledger=ledger, check=False)
+for i in range(3):
+    event = Event.from_claude({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/",
+        "tool_name": "Bash", "tool_input": {"command": "rm -rf x"}, "tool_use_id": f"k{i}"})
+    assert guard.emit_sync(event).denied
+os._exit(0)  # killed: no close, no import
+"""
+
+
+@pytest.mark.slow
+def test_what_a_killed_process_journaled_is_imported_by_the_next_one(
+    tmp_path: Path, definition: AgentDefinition
+) -> None:
+    path = tmp_path / "ledger.db"
+    script = tmp_path / "killed.py"
+    script.write_text(KILLED)
+    args = [str(path), str(tmp_path), str(tmp_path / "agent.yaml")]
+    subprocess.run([sys.executable, str(script), *args], check=True, timeout=60)
+    assert journal.waiting(str(path)) and _bare(path) == []
+    Ledger(str(path)).close()  # the next writer (or reader) imports first
+    assert _bare(path) == [(f"k{i}", "deny", "denied") for i in range(3)]
+
+
+def test_a_file_deleted_under_the_writer_gets_the_imported_records_again(
+    tmp_path: Path, definition: AgentDefinition, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("guardrails.ledger.sqlite_watch._INTERVAL", 0.0)
+    path = tmp_path / "ledger.db"
+    ledger, guard = _behind(path, definition)
+    try:
+        guard.emit_sync(_pre("rm -rf a", "t1"))
+        assert ledger._behind is not None
+        ledger._behind.import_now()
+        for suffix in ("", "-wal", "-shm"):
+            os.remove(str(path) + suffix)
+        guard.emit_sync(_pre("rm -rf b", "t2"))
+        ledger._behind.import_now()  # noticed before the import: into the file at the path
+    finally:
+        ledger.close()
+    assert _bare(path) == [("t2", "deny", "denied")]
+
+
+@pytest.mark.parametrize(("delay", "max_age"), [(-1.0, 1.0), (2.0, 1.0), (float("nan"), 1.0)])
+def test_a_delay_that_makes_no_sense_is_refused(
+    tmp_path: Path, delay: float, max_age: float
+) -> None:
+    with pytest.raises(ValueError, match="0 <= delay <= max_age"):
+        Behind(Ledger(str(tmp_path / "l.db")), delay, max_age)
+
+
+def test_a_file_deleted_while_a_batch_was_imported_gets_the_batch_again(
+    tmp_path: Path, definition: AgentDefinition, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from guardrails.ledger import journal_import
+
+    monkeypatch.setattr("guardrails.ledger.sqlite_watch._INTERVAL", 0.0)
+    path = tmp_path / "ledger.db"
+    ledger, guard = _behind(path, definition)
+    real = journal_import.import_journal
+
+    def import_then_lose_the_file(*args: object) -> tuple[int, int]:
+        got = real(*args)  # type: ignore[arg-type]
+        for suffix in ("", "-wal", "-shm"):
+            os.remove(str(path) + suffix)  # gone right after the batch committed into it
+        return got
+
+    try:
+        guard.emit_sync(_pre("rm -rf a", "t1"))
+        guard.emit_sync(_pre("rm -rf b", "t2"))
+        monkeypatch.setattr(journal_import, "import_journal", import_then_lose_the_file)
+        assert ledger._behind is not None
+        ledger._behind.import_now()
+        monkeypatch.setattr(journal_import, "import_journal", real)
+    finally:
+        ledger.close()
+    assert _bare(path) == [("t1", "deny", "denied"), ("t2", "deny", "denied")]
