@@ -100,10 +100,12 @@ def import_journal(
     conn: sqlite3.Connection,
     path: str,
     timeout: float = 5.0,
-    run: Callable[[sqlite3.Connection, Sequence[Op]], None] = execute,
+    run: Callable[[sqlite3.Connection, Sequence[Op]], None] | None = None,
 ) -> tuple[int, int]:
     """Import what the journal of ``path`` holds: ``(records imported, rejected)``. ``run``
-    executes one record's operations (a writer that keeps what it imported wraps it)."""
+    executes one record's operations (default ``execute``; a writer that keeps what it
+    imported wraps it)."""
+    run = execute if run is None else run
     work = journal_path(path)
     imported = rejected = 0
     if os.path.exists(work + ".importing"):

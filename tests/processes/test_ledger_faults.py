@@ -192,11 +192,11 @@ def test_a_hook_process_on_a_newer_schema_decides_spools_and_says_it_once(
 KILLED_RECOVER = """\
 import os, sys
 from guardrails import Ledger
-from guardrails.ledger import sqlite
+from guardrails.ledger import sqlite_write
 
 path = sys.argv[1]
 done = 0
-real = sqlite._execute
+real = sqlite_write.execute
 
 def execute_then_die(conn, ops):
     global done
@@ -205,7 +205,7 @@ def execute_then_die(conn, ops):
     if done == 25:
         os._exit(9)  # killed halfway through the import, before its COMMIT
 
-sqlite._execute = execute_then_die
+sqlite_write.execute = execute_then_die  # recover's, looked up when it runs
 with Ledger(path) as ledger:
     ledger.recover()
 """
