@@ -17,9 +17,9 @@ are not decisions: they answer requests Claude never sends. Listening beyond
 loopback needs a bearer token (``make_server`` refuses without one unless
 ``insecure``), and an empty token is refused rather than read as "no auth".
 
-Threads. Each connection is served by a thread of ``serve_pool.Pool`` (warm
-threads, more on demand; HTTP/1.1 keep-alive, so a warm client pays no connect
-cost), which reads a request and decides its event itself: no handoff per call.
+Threads. Each connection is served by the thread of ``serve_pool.Pool`` that accepted
+it (``serve_accept``; warm threads, more on demand; HTTP/1.1 keep-alive, so a warm
+client pays no connect cost), which reads a request and decides its event itself.
 At the deadline the app's watchdog writes the answer for it (``_late``: the
 failure policy's, with ``Connection: close``) while the thread stays in the hook;
 such a connection still counts against the cap until its hook returns.
@@ -51,6 +51,7 @@ from . import serve_connections as _conns
 from .failure_policy import encode_bytes
 from .http_decider import DEFAULT_WORKERS, MAX_BODY, ServeApp
 from .relay import refusal as relay_refusal
+from .serve_accept import LeaderAccept
 from .serve_pool import Pool, PoolClosed
 
 if TYPE_CHECKING:
@@ -505,13 +506,11 @@ def _limit(query: str) -> int | None:
     return n if 1 <= n <= 1000 else None
 
 
-class HookServer(ThreadingHTTPServer):
+class HookServer(LeaderAccept, ThreadingHTTPServer):
     """The HTTP server: ``serve_forever()``, ``shutdown()``, ``server_close()``; ``url``.
-
-    At most ``max_connections`` connections (each with its thread), plus a few being
-    evicted (``slack``): see :meth:`process_request`. ``workers`` connection threads are
-    kept warm.
-    """
+    At most ``max_connections`` connections (each with its thread, the one that accepted
+    it: ``serve_accept``), plus a few being evicted (``slack``): see :meth:`admit`.
+    ``workers`` connection threads are kept warm."""
 
     daemon_threads = True
     request_queue_size = 128  # a burst of connections waits in the kernel, not refused there
@@ -537,12 +536,10 @@ class HookServer(ThreadingHTTPServer):
         if ":" in host.strip("[]"):
             self.address_family = socket.AF_INET6
         size = min(workers, max_connections)
-        self.pool = Pool(size, max_threads=max_connections + self.conns.slack)
+        # the connections' threads, and one more: the leader that accepts (serve_accept)
+        self.pool = Pool(size, max_threads=max_connections + self.conns.slack + 1)
+        self._init_leading()
         super().__init__((host.strip("[]"), port), _Handler)  # closes the pool if it fails
-
-    def serve_forever(self, poll_interval: float = 0.1) -> None:
-        """As socketserver's; ``shutdown()`` returns within ``poll_interval`` (0.5 s there)."""
-        super().serve_forever(poll_interval)
 
     def server_bind(self) -> None:
         """As HTTPServer's, without its reverse DNS lookup (``getfqdn`` can take seconds)."""
@@ -570,8 +567,16 @@ class HookServer(ThreadingHTTPServer):
         return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        """A new connection, on the accepting thread: a thread of the pool, perhaps in place
-        of one that waited longest for its request, or 503 at once (``serve_connections``)."""
+        """socketserver's ``handle_request()``: the connection on a thread of the pool."""
+        if self.admit(request):
+            try:
+                self.pool.submit(self.process_request_thread, request, client_address)
+            except PoolClosed:
+                self.shutdown_request(request)
+
+    def admit(self, request: Any) -> bool:
+        """A new connection, on the accepting thread: taken, perhaps in place of one that
+        waited longest for its request, or answered 503 and closed (``serve_connections``)."""
         conn, victim = self.conns.admit(request)
         if victim is not None:
             self.app.count("evicted_connections")
@@ -587,11 +592,8 @@ class HookServer(ThreadingHTTPServer):
                 )
             _conns.refuse(request)
             self.shutdown_request(request)
-            return
-        try:
-            self.pool.submit(self.process_request_thread, request, client_address)
-        except PoolClosed:
-            self.shutdown_request(request)
+            return False
+        return True
 
     def shutdown_request(self, request: Any) -> None:
         self.conns.drop(request)
@@ -600,6 +602,7 @@ class HookServer(ThreadingHTTPServer):
     def server_close(self) -> None:
         """Stop listening and reading (idle keep-alive connections end), let the requests
         in flight finish their answers (a few seconds at most), then stop."""
+        self.stop_accepting(1.0)
         super().server_close()
         self._shutdown_open(socket.SHUT_RD)
         self.app.close()

@@ -121,3 +121,22 @@ def test_serve_forever_runs_again_after_a_shutdown(ledger_path: str) -> None:
             assert not runner.is_alive()
     finally:
         server.server_close()
+
+
+def test_an_accept_that_fails_does_not_stop_the_accepting(
+    ledger_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Out of file descriptors, say: the leader backs off and accepts again."""
+    with serving(_guard(ledger_path), workers=1) as server:
+        real = server.get_request
+        failures = iter([OSError(24, "Too many open files")] * 3)
+
+        def get_request() -> Any:
+            failure = next(failures, None)
+            if failure is not None:
+                raise failure
+            return real()
+
+        monkeypatch.setattr(server, "get_request", get_request)
+        assert blocks(_fresh(server, pre("rm -rf build", call="toolu_after_emfile")))
+        assert next(failures, None) is None  # all three were met
