@@ -443,7 +443,7 @@ class Ledger:
             self._degraded = self._kind = None
         return True
 
-    def write_behind(self, delay: float = 0.005, max_age: float = 0.25) -> None:
+    def write_behind(self, delay: float = 0.005, max_age: float = 0.05) -> None:
         """Journal the events that need no session state, and import them on a thread once
         none came for ``delay`` seconds, or ``max_age`` after a batch's first
         (:mod:`.sqlite_behind`): what a long-lived writer answering one event at a time

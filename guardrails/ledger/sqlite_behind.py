@@ -49,7 +49,7 @@ __all__ = ["DEFAULT_DELAY", "DEFAULT_MAX_AGE", "Behind"]
 #: a batch is imported once no event was journaled for this many seconds...
 DEFAULT_DELAY = 0.005
 #: ...or this many seconds after its first event, whichever comes first
-DEFAULT_MAX_AGE = 0.25
+DEFAULT_MAX_AGE = 0.05
 
 
 class Behind:
