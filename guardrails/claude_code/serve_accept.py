@@ -111,6 +111,10 @@ class LeaderAccept:
             except PoolClosed:
                 self.shutdown_request(request)
                 return None
+            except Exception:  # no thread to lead (a process limit): this one stays
+                self.handle_error(request, client_address)
+                self.shutdown_request(request)  # dropped, as socketserver drops it
+                continue
             return request, client_address
         return None
 

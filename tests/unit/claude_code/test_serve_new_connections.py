@@ -127,16 +127,38 @@ def test_an_accept_that_fails_does_not_stop_the_accepting(
     ledger_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Out of file descriptors, say: the leader backs off and accepts again."""
+    real = HookServer.get_request
+    failures = iter([OSError(24, "Too many open files")] * 3)
+
+    def get_request(self: HookServer) -> Any:
+        failure = next(failures, None)
+        if failure is not None:
+            raise failure
+        return real(self)
+
+    monkeypatch.setattr(HookServer, "get_request", get_request)  # before anyone accepts
     with serving(_guard(ledger_path), workers=1) as server:
-        real = server.get_request
-        failures = iter([OSError(24, "Too many open files")] * 3)
-
-        def get_request() -> Any:
-            failure = next(failures, None)
-            if failure is not None:
-                raise failure
-            return real()
-
-        monkeypatch.setattr(server, "get_request", get_request)
         assert blocks(_fresh(server, pre("rm -rf build", call="toolu_after_emfile")))
-        assert next(failures, None) is None  # all three were met
+    assert next(failures, None) is None  # all three were met
+
+
+def test_no_thread_to_pass_the_lead_to_costs_that_connection_only(
+    ledger_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A thread that cannot start (a process limit): the connection is dropped, as
+    socketserver drops one it cannot hand over, and the leader goes on accepting."""
+    with serving(_guard(ledger_path), workers=1) as server:
+        real = server.pool.submit
+        failed = threading.Event()
+
+        def submit(fn: Any, *args: Any) -> None:
+            if not failed.is_set() and getattr(fn, "__name__", "") == "_lead":
+                failed.set()
+                raise RuntimeError("can't start new thread")
+            real(fn, *args)
+
+        monkeypatch.setattr(server.pool, "submit", submit)
+        with pytest.raises((ConnectionError, http.client.HTTPException)):
+            _fresh(server, pre("rm -rf build", call="toolu_lost"))
+        assert failed.is_set()
+        assert blocks(_fresh(server, pre("rm -rf build", call="toolu_next")))
