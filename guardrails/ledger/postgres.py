@@ -230,6 +230,15 @@ class PostgresLedger(Ledger):
             self._degraded = self._kind = None
         return True
 
+    def write_behind(self, delay: float = 0.005, max_age: float = 0.05) -> None:
+        """Not for PostgreSQL: its journal is the spool a hook process ships through
+        ``serve``; each write here is already one round trip."""
+        raise LedgerError(
+            "write-behind is for SQLite ledgers; a PostgreSQL one records each event in "
+            "its own transaction",
+            path=safe_url(self.path),
+        )
+
     def record(
         self,
         decision: Decision,

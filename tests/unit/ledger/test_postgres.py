@@ -468,3 +468,12 @@ def test_copy_into_a_file_whose_rollups_passed_the_copied_ids_keeps_the_views_ex
     copy_ledger(source, dest)
     stats = {r["tool_name"]: r["calls"] for r in rows(dest, "SELECT * FROM tool_stats")}
     assert stats == {"lint": 8}
+
+
+def test_write_behind_is_refused_on_postgres(postgres_url: str) -> None:
+    led = Ledger(postgres_url)
+    try:
+        with pytest.raises(LedgerError, match="write-behind is for SQLite ledgers"):
+            led.write_behind()
+    finally:
+        led.close()
