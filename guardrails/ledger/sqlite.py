@@ -384,7 +384,9 @@ class Ledger:
         if len(items) == 1 or conn is None or self._degraded is not None:
             return [self._write_one(item) for item in items]
         if self._journal_poll():
-            _catch_up(conn, self.path, self.busy_timeout)
+            conn = self._import_first()
+            if conn is None:
+                return [self._write_one(item) for item in items]
         try:
             done = _commit_many(conn, items, self._rowids, self.busy_timeout)
         except Exception as exc:  # each on its own: it commits, escapes what SQLite refuses,
@@ -411,13 +413,13 @@ class Ledger:
         if conn is None and time.monotonic() >= self._reopen_at:
             self._open()  # it could not be opened: try again, at most once a second
             conn = self._conn
+        if conn is not None and self._journal_poll():  # journaled events first (a ms apart)
+            conn = self._import_first()
         if conn is None:
             from .spool import append
 
             append(self.path, ops)
             return False
-        if self._journal_poll():  # hook processes' events first (looked for once a ms)
-            _catch_up(conn, self.path, self.busy_timeout)
         try:
             ops = _commit(conn, ops, settle, rowids=self._rowids, timeout=self.busy_timeout)
         except Exception as exc:  # sqlite errors, and values SQLite refuses to bind
@@ -464,7 +466,16 @@ class Ledger:
             if self._unbound:
                 self._open()
             if self._conn is not None and _journal_waiting(self.path):
-                _catch_up(self._conn, self.path, self.busy_timeout)
+                self._import_first()
+
+    def _import_first(self) -> sqlite3.Connection | None:
+        """The journal imported before this writer's statements (its lock held); the
+        connection to go on with (write-behind's import follows a file that moved)."""
+        if self._behind is not None:
+            self._behind.import_locked()
+        elif self._conn is not None:
+            _catch_up(self._conn, self.path, self.busy_timeout)
+        return self._conn
 
     # --- the file deleted or replaced under this writer -------------------------------
 
@@ -599,7 +610,7 @@ class Ledger:
                 if moved is not None:
                     self._follow(moved, committed=True)
                 if self._journal_poll():  # journaled calls first (mark_interrupted finds them)
-                    _catch_up(self._conn, self.path, self.busy_timeout)
+                    self._import_first()
             conn = self._conn
             if conn is None:
                 raise LedgerError(

@@ -14,6 +14,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -285,3 +286,84 @@ def test_a_file_deleted_while_a_batch_was_imported_gets_the_batch_again(
     finally:
         ledger.close()
     assert _bare(path) == [("t1", "deny", "denied"), ("t2", "deny", "denied")]
+
+
+def test_a_store_write_after_the_file_was_deleted_keeps_what_it_imported(
+    tmp_path: Path, definition: AgentDefinition, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not the thread: the halt's own write imports the journaled deny first. That import
+    follows the file too, so the deny is in the file now at the path."""
+    monkeypatch.setattr("guardrails.ledger.sqlite_watch._INTERVAL", 0.0)
+    path = tmp_path / "ledger.db"
+    ledger, guard = _behind(path, definition)
+    try:
+        guard.emit_sync(_pre("rm -rf a", "t1"))  # journaled
+        for suffix in ("", "-wal", "-shm"):
+            os.remove(str(path) + suffix)
+        guard.emit_sync(_pre("halt now", "t2"))  # takes the store, which imports t1 first
+    finally:
+        ledger.close()
+    assert [c[0] for c in _bare(path)] == ["t1", "t2"]
+
+
+def test_close_waits_for_an_append_under_way_and_imports_it(
+    tmp_path: Path, definition: AgentDefinition, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request thread between its look at ``closed`` and its write when close() runs
+    (a hook that returned late): its line is in the file after close, not left behind."""
+    from guardrails.ledger import sqlite_behind
+
+    path = tmp_path / "ledger.db"
+    ledger, guard = _behind(path, definition)
+    real = sqlite_behind.append  # type: ignore[attr-defined]
+    appending = threading.Event()
+
+    def slow_append(*args: object, **kw: object) -> bool:
+        appending.set()
+        time.sleep(0.3)
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sqlite_behind, "append", slow_append)
+    answered: list[bool] = []
+    late = threading.Thread(
+        target=lambda: answered.append(guard.emit_sync(_pre("rm -rf x", "late")).denied)
+    )
+    late.start()
+    assert appending.wait(10)
+    ledger.close()
+    late.join(10)
+    assert answered == [True]
+    assert _bare(path) == [("late", "deny", "denied")] and not journal.waiting(str(path))
+
+
+def test_appends_from_many_threads_never_fail_on_the_doorbell(
+    tmp_path: Path, definition: AgentDefinition, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each thread yields the GIL right after the doorbell's ``locked()`` (where two threads
+    could both see it locked and both release it: the second release raised, and a record
+    already journaled was logged as not recorded)."""
+    path = tmp_path / "ledger.db"
+    ledger, guard = _behind(path, definition, delay=0.0, max_age=0.0)
+
+    def yield_after_locked(frame: object, event: str, arg: object) -> None:
+        if event == "c_return" and getattr(arg, "__name__", "") == "locked":
+            time.sleep(0.0005)
+
+    def calls(n: int) -> None:
+        sys.setprofile(yield_after_locked)
+        try:
+            for i in range(25):
+                guard.emit_sync(_pre("rm -rf x", f"c{n}-{i}", session=f"s{n}"))
+        finally:
+            sys.setprofile(None)
+
+    try:
+        threads = [threading.Thread(target=calls, args=(n,)) for n in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+    finally:
+        ledger.close()
+    assert not [r for r in caplog.records if "could not record" in r.getMessage()]
+    assert len(_bare(path)) == 100
