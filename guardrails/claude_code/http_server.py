@@ -263,7 +263,7 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 self._send(*app.stats(limit))
         else:
-            threads = cast(HookServer, self.server).pool.stats()
+            threads = cast(HookServer, self.server).thread_stats()
             self._send(200, {**app.health(), "connection_threads": threads})
 
     def _foreign(self) -> str | None:

@@ -8,12 +8,15 @@ connection serves it (leader/follower): one pool thread at a time leads, blocked
 (woken off this connection's path) and serves the connection itself. Admission (the cap,
 evictions, a 503 when every connection is busy) runs on the leader, as it ran on the
 accepting thread. The thread that calls ``serve_forever`` only waits for ``shutdown``;
-the contract is socketserver's: ``shutdown()`` returns once no thread accepts, a
-``shutdown()`` before ``serve_forever`` makes it return at once, and it can run again.
+it appoints a leader when there is none (at the start; again within a poll whenever the
+lead was lost: a thread that could not start, a leader that failed). The contract is
+socketserver's: ``shutdown()`` returns once no thread accepts, a ``shutdown()`` before
+``serve_forever`` makes it return at once, and it can run again.
 """
 
 from __future__ import annotations
 
+import logging
 import socket
 import threading
 import time
@@ -22,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 from .serve_pool import Pool, PoolClosed
 
 __all__ = ["LeaderAccept"]
+
+_log = logging.getLogger("guardrails.serve")
 
 #: seconds a leader sleeps after ``accept`` failed (out of file descriptors, say)
 _ACCEPT_BACKOFF = 0.01
@@ -40,28 +45,49 @@ class LeaderAccept:
         self._stopped = threading.Event()  # serve_forever returned
         self._no_leader = threading.Event()  # nobody accepts (set while not serving)
         self._no_leader.set()
+        self._unappointed = False  # the last appointment failed (said once)
 
     def serve_forever(self, poll_interval: float = 0.1) -> None:
         """Serve until ``shutdown()``; it returns within ``poll_interval`` of it (the
         leader's ``accept`` timeout)."""
         self._stopped.clear()
         try:
-            if self._stop:
-                return
             self.socket.settimeout(poll_interval)
-            self._no_leader.clear()
-            try:
-                self.pool.submit(self._lead)
-            except PoolClosed:
-                self._no_leader.set()
-                return
             while not self._stop:
+                if self._no_leader.is_set() and not self._appoint():
+                    break  # the pool is closed: the server is stopping
                 self._wake.wait(poll_interval)  # a loop: a signal's exception gets through
             self._no_leader.wait()
         finally:
             self._stop = False
             self._wake.clear()
             self._stopped.set()
+
+    def _appoint(self) -> bool:
+        """A leader when there is none: at the start, and again whenever the lead was lost
+        (a thread that could not start, a leader that failed). False: the pool is closed."""
+        self._no_leader.clear()
+        try:
+            self.pool.submit(self._lead)
+        except PoolClosed:
+            self._no_leader.set()
+            return False
+        except Exception:  # no thread now (a process limit): asked again next poll
+            self._no_leader.set()
+            if not self._unappointed:  # said once, not every poll
+                _log.warning("hookrails serve: no thread to accept connections; trying again")
+            self._unappointed = True
+        else:
+            self._unappointed = False
+        return True
+
+    def thread_stats(self) -> dict[str, int]:
+        """The pool's threads: how many, how many serve a connection, and whether one
+        accepts (the leader is busy to the pool, but serves nothing)."""
+        stats = self.pool.stats()
+        leading = 0 if self._no_leader.is_set() else 1
+        busy = max(0, stats["busy"] - leading)
+        return {"threads": stats["threads"], "busy": busy, "accepting": leading}
 
     def shutdown(self) -> None:
         """Stop ``serve_forever`` and wait until it returned (nobody accepts any more)."""

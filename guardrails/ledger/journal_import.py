@@ -82,18 +82,32 @@ def import_pending(path: str) -> str | None:
         return None
     from .sqlite import Ledger
 
+    work = journal_path(path)
+    before = _first_line(work)
     ledger = Ledger(path)  # opening it imports the journal
     try:
         if ledger.degraded is not None:
             return (
-                f"records of hook processes wait in {journal_path(path)}: the ledger cannot be "
+                f"records of hook processes wait in {work}: the ledger cannot be "
                 f"written ({ledger.degraded}), so they are not shown"
             )
-        if waiting(path):
-            return f"records of hook processes still wait in {journal_path(path)}"
+        # not taken (its first record still first, or an import left unfinished): say so.
+        # A new journal holds what was appended since (a running serve or hook): newer
+        # than this read. (Records are told apart by content: inode numbers are reused.)
+        after = _first_line(work)
+        if os.path.exists(work + ".importing") or (after is not None and after == before):
+            return f"records of hook processes still wait in {work}"
         return None
     finally:
         ledger.close()
+
+
+def _first_line(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.readline(1 << 20) or None
+    except OSError:
+        return None
 
 
 def import_journal(

@@ -712,8 +712,9 @@ def test_health_counts_requests(client: Client):
     assert status == 200
     assert body["status"] == "ok" and body["agent"] == "tester"
     assert body["hook_calls"] == 1 and body["requests"] == 2
-    threads = body["connection_threads"]  # this one's is busy answering
-    assert threads["busy"] >= 1 and threads["threads"] >= threads["busy"]
+    threads = body["connection_threads"]  # this one's is busy answering; one accepts
+    assert threads["busy"] == 1 and threads["accepting"] == 1
+    assert threads["threads"] >= threads["busy"] + threads["accepting"]
 
 
 def _counts(path: Path) -> dict[str, int]:

@@ -13,6 +13,7 @@ import pytest
 
 from guardrails import Guard, HookMatcher, Ledger
 from guardrails.claude_code.http_server import HOOK_ROUTE, HookServer, make_server
+from guardrails.claude_code.serve_pool import Pool
 from tests._db import rows
 from tests.unit.claude_code.test_http_server import blocks, definition, deny_rm, pre, serving
 
@@ -148,6 +149,7 @@ def test_no_thread_to_pass_the_lead_to_costs_that_connection_only(
     """A thread that cannot start (a process limit): the connection is dropped, as
     socketserver drops one it cannot hand over, and the leader goes on accepting."""
     with serving(_guard(ledger_path), workers=1) as server:
+        assert blocks(_fresh(server, pre("rm -rf build", call="toolu_first")))  # one leads
         real = server.pool.submit
         failed = threading.Event()
 
@@ -162,3 +164,26 @@ def test_no_thread_to_pass_the_lead_to_costs_that_connection_only(
             _fresh(server, pre("rm -rf build", call="toolu_lost"))
         assert failed.is_set()
         assert blocks(_fresh(server, pre("rm -rf build", call="toolu_next")))
+
+
+def test_a_first_leader_that_cannot_start_is_appointed_again(
+    ledger_path: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No thread for the first leader (a process limit): serve_forever says so and appoints
+    one at its next poll; connections meanwhile wait in the kernel's backlog."""
+    real = Pool.submit
+    failures = iter([RuntimeError("can't start new thread")] * 2)
+
+    def submit(self: Pool, fn: Any, *args: Any) -> None:
+        if getattr(fn, "__name__", "") == "_lead":
+            failure = next(failures, None)
+            if failure is not None:
+                raise failure
+        real(self, fn, *args)
+
+    monkeypatch.setattr(Pool, "submit", submit)  # before serve_forever appoints anyone
+    with serving(_guard(ledger_path), workers=1) as server:
+        assert blocks(_fresh(server, pre("rm -rf build", call="toolu_late_leader")))
+    assert next(failures, None) is None
+    said = [r for r in caplog.records if "no thread to accept" in r.getMessage()]
+    assert len(said) == 1  # once, not every poll

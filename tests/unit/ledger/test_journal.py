@@ -152,6 +152,44 @@ def test_import_pending_is_the_cli_commands_first_step(
     assert not journal.waiting(str(path))
 
 
+def test_import_pending_is_quiet_about_lines_appended_after_its_import(
+    tmp_path: Path, definition: AgentDefinition, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A running serve (or hook) appends while a ``hookrails ledger`` command imports: the
+    new journal holds records newer than the read, not records its import left behind."""
+    path = tmp_path / "ledger.db"
+    _ready(path)
+    _hook_process(path, definition, _pre("rm -rf a", "t1"))
+    real_init = Ledger.__init__
+
+    def open_then_another_appends(self: Ledger, *args: Any, **kw: Any) -> None:
+        real_init(self, *args, **kw)  # imports t1
+        _hook_process(path, definition, _pre("rm -rf b", "t2"))
+
+    monkeypatch.setattr(Ledger, "__init__", open_then_another_appends)
+    assert import_pending(str(path)) is None
+    monkeypatch.setattr(Ledger, "__init__", real_init)
+    assert journal.waiting(str(path)) and [c[0] for c in _calls(path)] == ["t1", "t2"]
+
+
+def test_import_pending_says_so_when_its_import_could_not_take_the_journal(
+    tmp_path: Path, definition: AgentDefinition, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "ledger.db"
+    _ready(path)
+    _hook_process(path, definition, _pre("rm -rf a", "t1"))
+    monkeypatch.setattr("guardrails.ledger.journal_import.import_journal", _locked_out)
+    assert import_pending(str(path)) == (
+        f"records of hook processes still wait in {journal_path(str(path))}"
+    )
+
+
+def _locked_out(*args: Any, **kw: Any) -> tuple[int, int]:
+    import sqlite3
+
+    raise sqlite3.OperationalError("database is locked")
+
+
 def test_an_allowed_call_is_journaled_until_its_session_halts(
     tmp_path: Path, definition: AgentDefinition
 ) -> None:
