@@ -238,6 +238,33 @@ def changes_summed(conn: sqlite3.Connection, ops: list[Op]) -> bool:
     return any(conn.execute(_SUMMED, call).fetchone() is not None for call in calls)
 
 
+def any_changes_summed(conn: sqlite3.Connection, batch: list[list[Op]]) -> bool:
+    """:func:`changes_summed` for a batch of records about to run together, asked before
+    any runs: one query per 400 calls (a call the batch starts is new, so not summed)."""
+    calls = list(
+        dict.fromkeys(
+            (p[0], p[4])
+            for ops in batch
+            for name, p in ops
+            if name in ("pre", "post") and len(p) > 4
+        )
+    )
+    if not calls or not has_rollups(conn):
+        return False
+    for i in range(0, len(calls), 400):
+        part = calls[i : i + 400]
+        rows = ", ".join(["(?, ?)"] * len(part))
+        found = conn.execute(
+            f"WITH v(s, c) AS (VALUES {rows}) SELECT 1 FROM v JOIN tool_calls t "
+            "ON t.session_id = v.s AND t.tool_call_id = v.c WHERE t.status != 'pending' "
+            "AND t.id <= (SELECT last_id FROM rollup_marks WHERE name = 'tool_calls') LIMIT 1",
+            [value for call in part for value in call],
+        ).fetchone()
+        if found is not None:
+            return True
+    return False
+
+
 def invalidate(conn: sqlite3.Connection) -> None:
     """Empty the rollups and set the marks back (inside the caller's transaction): rows
     below a mark changed, so every row is read from its table until the next refresh."""

@@ -49,7 +49,8 @@ def import_records(
     execute: Callable[[sqlite3.Connection, Sequence[Op]], None],
 ) -> tuple[int, list[tuple[str, str]]]:
     """Run parsed records ``(line, ops or None, why not)`` inside the caller's transaction,
-    each on its own savepoint with its strings made storable (:func:`.records.escape_ops`):
+    all on one savepoint (:func:`_all_at_once`) or, when one cannot be imported, each on
+    its own, with their strings made storable (:func:`.records.escape_ops`):
     ``(imported, [(line, why rejected)])``; one that is not a record, or that the schema or
     SQLite refuses, is rejected and the rest go on (:func:`.spool.import_records`, the loop
     the PostgreSQL import shares). A record that changes a call the aggregate views'
@@ -57,6 +58,10 @@ def import_records(
     exact. The spool's import and the journal's share it."""
     from .rollup import changes_summed, invalidate
 
+    records = list(records)
+    done = _all_at_once(conn, records, execute)
+    if done is not None:
+        return done
     summed = False
 
     def run(ops: list[Op]) -> None:
@@ -76,6 +81,34 @@ def import_records(
     if summed:
         invalidate(conn)
     return imported, rejected
+
+
+def _all_at_once(
+    conn: sqlite3.Connection,
+    records: list[Parsed],
+    execute: Callable[[sqlite3.Connection, Sequence[Op]], None],
+) -> tuple[int, list[tuple[str, str]]] | None:
+    """Every record on one savepoint, the rollups asked once (the usual case: all of them
+    import): two statements a record fewer than a savepoint each. None when one cannot
+    be imported: rolled back, and the records go one by one."""
+    from .rollup import any_changes_summed, invalidate
+
+    if any(ops is None for _, ops, _ in records):
+        return None
+    conn.execute("SAVEPOINT import_batch")
+    try:
+        batch = [escape_ops(ops) for _, ops, _ in records if ops is not None]
+        summed = any_changes_summed(conn, batch)
+        for ops in batch:
+            execute(conn, ops)
+    except _RECORD_ERRORS:
+        conn.execute("ROLLBACK TO import_batch")
+        conn.execute("RELEASE import_batch")
+        return None
+    conn.execute("RELEASE import_batch")
+    if summed:
+        invalidate(conn)
+    return len(batch), []
 
 
 def import_spool(

@@ -6,6 +6,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from guardrails import Ledger
 from guardrails.ledger import rollup
 from guardrails.ledger.reader import STATS
@@ -183,3 +185,30 @@ def test_an_imported_record_that_changes_a_summed_call_empties_the_rollups(
     assert after["tool_stats"] != before["tool_stats"]
     rollup.refresh_file(path)
     assert _answers(path) == after
+
+
+@pytest.mark.parametrize(
+    ("calls", "summed"),
+    [
+        (["c_new"], False),
+        (["c_new", "c_other_new", "c_new"], False),  # a new call met twice in one batch
+        (["c_new", "c1"], True),  # c1 finished ok, below the mark
+        ([f"c_new{i}" for i in range(450)] + ["c4"], True),  # past the first 400
+    ],
+)
+def test_a_batch_is_judged_as_its_records_one_by_one(
+    tmp_path: Path, calls: list[str], summed: bool
+) -> None:
+    """The import that runs a batch on one savepoint asks the rollups once (one query per
+    400 calls) and must answer what asking before each record would."""
+    path = str(tmp_path / "l.db")
+    Ledger(path).close()
+    _fill(path, 30)
+    rollup.refresh_file(path)
+    batch = [[_post(call, "error")] for call in calls]
+    conn = sqlite3.connect(path)
+    try:
+        one_by_one = any(rollup.changes_summed(conn, ops) for ops in batch)
+        assert rollup.any_changes_summed(conn, batch) is one_by_one is summed
+    finally:
+        conn.close()
