@@ -214,8 +214,11 @@ class FakeMessagesAPI:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="fake-messages-api", daemon=True
+        self._thread = threading.Thread(  # a short poll: close() returns within 50 ms
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="fake-messages-api",
+            daemon=True,
         )
         self._thread.start()
         return self

@@ -180,7 +180,7 @@ def test_an_import_that_finds_the_file_locked_leaves_the_journal_for_the_next(
     tmp_path: Path, definition: AgentDefinition, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "ledger.db"
-    ledger = Ledger(str(path), definition=definition, busy_timeout=0.2)
+    ledger = Ledger(str(path), definition=definition, busy_timeout=0.05)
     ledger.write_behind(delay=NEVER, max_age=NEVER)
     guard = Guard(definition, ledger=ledger, check=False)
     try:
@@ -320,7 +320,7 @@ def test_close_waits_for_an_append_under_way_and_imports_it(
 
     def slow_append(*args: object, **kw: object) -> bool:
         appending.set()
-        time.sleep(0.3)
+        time.sleep(0.1)
         return real(*args, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(sqlite_behind, "append", slow_append)
