@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 from .._dataclass_free import LIST, record
 from .common import logger
@@ -215,8 +216,6 @@ def _wait_for(fd: int, work: str) -> None:
 
 def _try_lock(fd: int, wait: float) -> bool:
     """Lock ``fd`` exclusively within ``wait`` seconds: whether it was."""
-    import time
-
     deadline = time.monotonic() + wait
     while True:
         try:
@@ -253,7 +252,13 @@ class Taken:
 
     def parsed(self, known: Container[str]) -> list[Parsed]:
         """The lines that are not blank, each :func:`parse`'d: what an import runs."""
-        return [(line, *parse(line, known)) for line in self.lines if line.strip()]
+        out: list[Parsed] = []
+        for line in self.lines:
+            if line.strip():
+                out.append((line, *parse(line, known)))
+                if not len(out) % 8:  # let other threads in (a server's answers wait
+                    time.sleep(0)  # otherwise for the whole batch's parse)
+        return out
 
     def finish(self) -> None:
         """After the import committed: remove the imported file, then let the next
@@ -325,8 +330,6 @@ def reject(spool: str, rejected: list[tuple[str, str]]) -> None:
     commits: what cannot be kept is not dropped either)."""
     if not rejected:
         return
-    import time
-
     from .common import iso_time
 
     at = iso_time(time.time())

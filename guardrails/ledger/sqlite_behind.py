@@ -189,6 +189,8 @@ class Behind:
         def keep(conn: sqlite3.Connection, ops: Sequence[Op]) -> None:
             execute(conn, ops)
             kept.append(list(ops))
+            if not len(kept) % 8:  # let the answering threads in: the import is not
+                time.sleep(0)  # what a served call should wait for
 
         try:
             import_journal(conn, ledger.path, ledger.busy_timeout, keep)
