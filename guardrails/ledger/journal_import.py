@@ -32,7 +32,7 @@ from .sqlite_write import SQL, begin, execute, rollback
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Iterator, Sequence
     from typing import Any
 
     from .records import Op
@@ -114,17 +114,16 @@ def import_journal(
     conn: sqlite3.Connection,
     path: str,
     timeout: float = 5.0,
-    run: Callable[[sqlite3.Connection, Sequence[Op]], None] | None = None,
+    kept: list[list[Op]] | None = None,
 ) -> tuple[int, int]:
-    """Import what the journal of ``path`` holds: ``(records imported, rejected)``. ``run``
-    executes one record's operations (default ``execute``; a writer that keeps what it
-    imported wraps it)."""
-    run = execute if run is None else run
+    """Import what the journal of ``path`` holds: ``(records imported, rejected)``.
+    ``kept`` gets the operations of every record imported (a writer that watches its
+    file keeps them: :mod:`.sqlite_behind`)."""
     work = journal_path(path)
     imported = rejected = 0
     if os.path.exists(work + ".importing"):
-        imported, rejected = _resume(conn, work, timeout, run)
-    counts = import_spool(conn, work, SQL, run, timeout)
+        imported, rejected = _resume(conn, work, timeout, kept)
+    counts = import_spool(conn, work, SQL, execute, timeout, kept)
     if counts is not None:
         imported += counts[0]
         rejected += counts[1]
@@ -135,7 +134,7 @@ def _resume(
     conn: sqlite3.Connection,
     work: str,
     timeout: float,
-    run: Callable[[sqlite3.Connection, Sequence[Op]], None],
+    kept: list[list[Op]] | None,
 ) -> tuple[int, int]:
     """The ``.importing`` file an importer left: its records not yet in the file."""
     from .records import escape_ops
@@ -150,7 +149,7 @@ def _resume(
         parsed = taken.parsed(SQL)
         there = [ops is not None and already_there(conn, escape_ops(ops)) for _, ops, _ in parsed]
         waiting_ones = [r for r, present in zip(parsed, there, strict=True) if not present]
-        imported, bad = import_records(conn, waiting_ones, run)
+        imported, bad = import_records(conn, waiting_ones, execute, kept)
         spooled.reject(work, bad)
         conn.execute("COMMIT")
     except BaseException:

@@ -41,8 +41,6 @@ from .journal import _journals, append, append_gate, waiting
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from .records import Op
     from .session_state import StateChange
     from .sqlite import Ledger
@@ -160,9 +158,11 @@ class Behind:
                 )
 
     def import_now(self) -> None:
-        """Import what waits in the journal, under the writer's lock."""
+        """The thread's import, under the writer's lock (none while the file cannot be
+        written: the writer's own next write tries, :meth:`import_locked`)."""
         with self.ledger._lock:
-            self.import_locked()
+            if self.ledger._degraded is None:
+                self.import_locked()
 
     def import_locked(self) -> None:
         """Import what waits in the journal (the writer's lock held): into the file now at
@@ -172,11 +172,10 @@ class Behind:
         too), so no path imports past the watch."""
         from .common import logger
         from .journal_import import import_journal
-        from .sqlite_write import execute
 
         ledger = self.ledger
         watch = ledger._watch
-        if ledger._conn is None or ledger._degraded is not None or not waiting(ledger.path):
+        if ledger._conn is None or not waiting(ledger.path):
             return
         moved = watch.moved()
         if moved is not None:  # into the file now at the path, not the one that went
@@ -184,16 +183,9 @@ class Behind:
         conn = ledger._conn
         if conn is None:
             return
-        kept: list[list[Op]] = []
-
-        def keep(conn: sqlite3.Connection, ops: Sequence[Op]) -> None:
-            execute(conn, ops)
-            kept.append(list(ops))
-            if not len(kept) % 8:  # let the answering threads in: the import is not
-                time.sleep(0)  # what a served call should wait for
-
+        kept: list[list[Op]] = []  # the records that stayed imported (none rolled back)
         try:
-            import_journal(conn, ledger.path, ledger.busy_timeout, keep)
+            import_journal(conn, ledger.path, ledger.busy_timeout, kept)
         except (OSError, sqlite3.Error) as exc:
             logger().warning(
                 "hookrails ledger %s: the journal was not imported (%s); it waits for the "

@@ -47,6 +47,7 @@ def import_records(
     conn: sqlite3.Connection,
     records: Iterable[Parsed],
     execute: Callable[[sqlite3.Connection, Sequence[Op]], None],
+    kept: list[list[Op]] | None = None,
 ) -> tuple[int, list[tuple[str, str]]]:
     """Run parsed records ``(line, ops or None, why not)`` inside the caller's transaction,
     all on one savepoint (:func:`_all_at_once`) or, when one cannot be imported, each on
@@ -55,11 +56,12 @@ def import_records(
     SQLite refuses, is rejected and the rest go on (:func:`.spool.import_records`, the loop
     the PostgreSQL import shares). A record that changes a call the aggregate views'
     rollups already summed empties them (:func:`.rollup.changes_summed`), so the views stay
-    exact. The spool's import and the journal's share it."""
+    exact. The spool's import and the journal's share it. ``kept``: gets the (escaped)
+    operations of each record that stayed imported, none rolled back."""
     from .rollup import changes_summed, invalidate
 
     records = list(records)
-    done = _all_at_once(conn, records, execute)
+    done = _all_at_once(conn, records, execute, kept)
     if done is not None:
         return done
     summed = False
@@ -76,6 +78,8 @@ def import_records(
             conn.execute("RELEASE import_record")
             raise
         conn.execute("RELEASE import_record")
+        if kept is not None:
+            kept.append(ops)
 
     imported, rejected = spooled.import_records(records, run, _RECORD_ERRORS)
     if summed:
@@ -87,6 +91,7 @@ def _all_at_once(
     conn: sqlite3.Connection,
     records: list[Parsed],
     execute: Callable[[sqlite3.Connection, Sequence[Op]], None],
+    kept: list[list[Op]] | None,
 ) -> tuple[int, list[tuple[str, str]]] | None:
     """Every record on one savepoint, the rollups asked once (the usual case: all of them
     import): two statements a record fewer than a savepoint each. None when one cannot
@@ -99,8 +104,10 @@ def _all_at_once(
     try:
         batch = [escape_ops(ops) for _, ops, _ in records if ops is not None]
         summed = any_changes_summed(conn, batch)
-        for ops in batch:
+        for i, ops in enumerate(batch, 1):
             execute(conn, ops)
+            if not i % 8:  # let other threads in (a server's answers wait otherwise)
+                time.sleep(0)
     except _RECORD_ERRORS:
         conn.execute("ROLLBACK TO import_batch")
         conn.execute("RELEASE import_batch")
@@ -108,6 +115,8 @@ def _all_at_once(
     conn.execute("RELEASE import_batch")
     if summed:
         invalidate(conn)
+    if kept is not None:
+        kept.extend(batch)
     return len(batch), []
 
 
@@ -117,9 +126,10 @@ def import_spool(
     known: Container[str],
     execute: Callable[[sqlite3.Connection, Sequence[Op]], None],
     timeout: float = 5.0,
+    kept: list[list[Op]] | None = None,
 ) -> tuple[int, int] | None:
     """Import one spool in one transaction: ``(records imported, records rejected)``;
-    None when nothing waits there.
+    None when nothing waits there. ``kept``: see :func:`import_records`.
 
     The spool is taken (:func:`.spool.take`: renamed ``.importing``, or one a stopped
     recover left, resumed) under the write lock, and kept locked until it is removed
@@ -137,7 +147,7 @@ def import_spool(
         if not taken.held:  # another import took it meanwhile
             conn.execute("ROLLBACK")
             return None
-        imported, rejected = import_records(conn, taken.parsed(known), execute)
+        imported, rejected = import_records(conn, taken.parsed(known), execute, kept)
         spooled.reject(spool, rejected)
         conn.execute("COMMIT")
     except BaseException:

@@ -367,3 +367,78 @@ def test_appends_from_many_threads_never_fail_on_the_doorbell(
         ledger.close()
     assert not [r for r in caplog.records if "could not record" in r.getMessage()]
     assert len(_bare(path)) == 100
+
+
+def test_a_batch_that_fell_back_to_one_by_one_is_kept_once_for_a_moved_file(
+    tmp_path: Path, definition: AgentDefinition, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line SQLite refuses sends the batch back one record at a time; the file is then
+    found gone. The records imported are written again into the new file once each: the
+    batch's rolled-back run is not kept (its hook runs were written twice)."""
+    import json
+
+    from guardrails.ledger import journal_import
+
+    monkeypatch.setattr("guardrails.ledger.sqlite_watch._INTERVAL", 0.0)
+    path = tmp_path / "ledger.db"
+    ledger, guard = _behind(path, definition)
+    real = journal_import.import_journal
+
+    def import_then_lose_the_file(*args: object) -> tuple[int, int]:
+        got = real(*args)  # type: ignore[arg-type]
+        for suffix in ("", "-wal", "-shm"):
+            os.remove(str(path) + suffix)
+        return got
+
+    try:
+        guard.emit_sync(_pre("rm -rf a", "t1"))
+        guard.emit_sync(_pre("rm -rf b", "t2"))
+        work = journal_path(str(path))
+        with open(work, encoding="utf-8") as fh:
+            record = json.loads(fh.readline())
+        record["ops"] = [op for op in record["ops"] if op[0] == "pre"]
+        record["ops"][0][1][4], record["ops"][0][1][5] = "bad", ["not", "bindable"]
+        with open(work, "a", encoding="utf-8") as fh:  # a tool name SQLite cannot bind
+            fh.write(json.dumps(record) + "\n")
+        monkeypatch.setattr(journal_import, "import_journal", import_then_lose_the_file)
+        assert ledger._behind is not None
+        ledger._behind.import_now()
+        monkeypatch.setattr(journal_import, "import_journal", real)
+    finally:
+        ledger.close()
+    conn = sqlite3.connect(path)
+    try:
+        runs = conn.execute(
+            "SELECT tool_call_id, count(*) FROM hook_run_sets GROUP BY 1"
+        ).fetchall()
+    finally:
+        conn.close()
+    assert sorted(runs) == [("t1", 1), ("t2", 1)]
+    assert [c[0] for c in _bare(path)] == ["t1", "t2"]
+    assert Path(work + ".rejected").read_text().count("\n") == 1
+
+
+def test_a_writer_that_could_not_write_still_imports_the_journal_before_it_writes(
+    tmp_path: Path, definition: AgentDefinition
+) -> None:
+    """Once degraded (a write found the file locked), the next read and the next write
+    through this Ledger still import what it journaled first: order and reads kept."""
+    path = tmp_path / "ledger.db"
+    ledger = Ledger(str(path), definition=definition, busy_timeout=0.05)
+    ledger.write_behind(delay=NEVER, max_age=NEVER)
+    guard = Guard(definition, ledger=ledger, check=False)
+    try:
+        guard.emit_sync(_pre("ls", "t0"))
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        guard.emit_sync(_pre("halt a", "t0h", session="s-other"))  # locked: spooled
+        assert ledger.degraded is not None
+        other.execute("ROLLBACK")
+        other.close()
+        guard.emit_sync(_pre("rm -rf a", "t1"))  # journaled
+        seen = ledger.reader.query("SELECT tool_call_id FROM tool_calls ORDER BY id")
+        assert [r["tool_call_id"] for r in seen] == ["t0", "t1"]
+        guard.emit_sync(_pre("halt now", "t2"))  # the store again
+    finally:
+        ledger.close()
+    assert [c[0] for c in _bare(path)][-2:] == ["t1", "t2"]
