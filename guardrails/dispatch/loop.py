@@ -34,14 +34,14 @@ if TYPE_CHECKING:
     from typing import Any
 
     from ..events import Event
-    from ..ledger.session_state import SessionState, StateChange
+    from ..ledger.session_state import SessionState, Settled, StateChange
     from .chains import Plan
     from .guard import Guard
     from .session import HookContext, Session
     from .untimed import Resume
 
     _StateNames = tuple[
-        type[StateChange], Callable[[SessionState | None, str | None], SessionState]
+        type[StateChange], Callable[[SessionState | None, str | None], SessionState], Settled
     ]
 
 __all__ = ["HELD", "emit", "emit_sync", "in_thread"]
@@ -496,8 +496,8 @@ def recorded(
             logging.getLogger("guardrails.guard").exception(
                 "hookrails: could not record %s in the ledger", decision.event_name
             )
-        if change is not None:
-            session._settled(settled, change)
+        if change is not None and settled is not (_state or _load_state())[2]:
+            session._settled(settled, change)  # (journaled: nothing settled, nothing lost)
     if decision.event.event_name == _SESSION_END:
         guard._forget(session)  # a long-running Guard forgets it
     return decision
@@ -594,13 +594,13 @@ def _lazy(name: str) -> Any:
 
 
 def _load_state() -> _StateNames:
-    """``StateChange`` and ``current`` of ``guardrails.ledger.session_state``, imported on
-    first need: a hook process without a ledger never loads them, and an import statement
-    on every event costs a microsecond."""
+    """``StateChange``, ``current`` and ``JOURNALED`` of ``guardrails.ledger.session_state``,
+    imported on first need: a hook process without a ledger never loads them, and an import
+    statement on every event costs a microsecond."""
     global _state
-    from ..ledger.session_state import StateChange, current
+    from ..ledger.session_state import JOURNALED, StateChange, current
 
-    _state = (StateChange, current)
+    _state = (StateChange, current, JOURNALED)
     return _state
 
 

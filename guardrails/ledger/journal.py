@@ -316,7 +316,7 @@ class JournalLedger:
         change: StateChange | None = None,
     ) -> Settled | None:
         """Journal the event when it needs no session state (see the module), else record
-        it in the store; the store's outcome, or ``None`` (journaled: nothing settled)."""
+        it in the store; the store's outcome, or ``JOURNALED`` (nothing settled)."""
         if self._store is None:
             how = _journals(change)
             if how:
@@ -328,7 +328,9 @@ class JournalLedger:
                     done = append_gate(self.path, sid, agent, ops, self.durable)
                 if done:
                     self.journaled += 1
-                    return None
+                    from .session_state import JOURNALED  # loaded with the Guard already
+
+                    return JOURNALED
         return self.store().record(
             decision, now, agent=agent, tenant=tenant, owner_pid=owner_pid, change=change
         )

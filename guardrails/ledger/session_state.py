@@ -31,7 +31,15 @@ from __future__ import annotations
 
 from .._dataclass_free import record
 
-__all__ = ["EARLIER_PROMPTS", "SessionState", "Settled", "StateChange", "current", "settle"]
+__all__ = [
+    "EARLIER_PROMPTS",
+    "JOURNALED",
+    "SessionState",
+    "Settled",
+    "StateChange",
+    "current",
+    "settle",
+]
 
 #: prompt ids of earlier turns a session remembers (to know a late event for what it is)
 EARLIER_PROMPTS = 16
@@ -154,6 +162,9 @@ class Settled:
 
 
 _NONE = SessionState()
+#: what a store returns for an event it journaled (write-behind, a hook process): recorded,
+#: nothing settled; journaled events change no session state, so a process's view stays
+JOURNALED = Settled(_NONE, False, None, 0)
 
 
 def current(

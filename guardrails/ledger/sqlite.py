@@ -44,6 +44,7 @@ from .journal import halts_folder as _halts_folder
 from .journal import waiting as _journal_waiting
 from .reader import LedgerReader
 from .records import EventRows
+from .session_state import JOURNALED
 from .sqlite_checkpoint import Checkpointer
 from .sqlite_group import WriterLock
 from .sqlite_state import Settle, read_state
@@ -446,11 +447,9 @@ class Ledger:
         return True
 
     def write_behind(self, delay: float = 0.005, max_age: float = 0.05) -> None:
-        """Journal the events that need no session state, and import them on a thread once
-        none came for ``delay`` seconds, or ``max_age`` after a batch's first
-        (:mod:`.sqlite_behind`): what a long-lived writer answering one event at a time
-        (``hookrails serve``) waits on. Reads through this Ledger import first; ``close``
-        imports what is left."""
+        """Journal the events that need no session state, imported on a thread once none
+        came for ``delay`` seconds or ``max_age`` after a batch's first (:mod:`.sqlite_behind`:
+        ``hookrails serve``). Reads through this Ledger import first; ``close``, the rest."""
         from .sqlite_behind import Behind
 
         if self._behind is None:
@@ -562,7 +561,7 @@ class Ledger:
         ops = self._rows.ops(decision, now, agent=agent, tenant=tenant, owner_pid=owner_pid)
         behind = self._behind
         if behind is not None and behind.journal(ops, change, decision.event.session_id, agent):
-            return None  # journaled: nothing settled (it needs no session state)
+            return JOURNALED  # nothing settled: it needs no session state
         if change is None or not change.active:
             self._write(ops)
             return None

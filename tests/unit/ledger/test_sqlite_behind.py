@@ -442,3 +442,38 @@ def test_a_writer_that_could_not_write_still_imports_the_journal_before_it_write
     finally:
         ledger.close()
     assert [c[0] for c in _bare(path)][-2:] == ["t1", "t2"]
+
+
+def test_journaled_calls_need_no_state_reads_and_a_halt_elsewhere_still_denies(
+    tmp_path: Path, definition: AgentDefinition, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A journaled call settles nothing and changes no session state: the next call of the
+    session reads no state (it did, every call). A halt another process records meanwhile
+    still denies the session's next call (its marker sends the call to the file, which
+    refuses it in its transaction)."""
+    from guardrails.ledger.journal import JournalLedger
+
+    path = tmp_path / "ledger.db"
+    ledger, guard = _behind(path, definition)
+    reads: list[str] = []
+    real = Ledger.session_state
+
+    def counted(self: Ledger, session_id: str, agent: str) -> object:
+        reads.append(session_id)
+        return real(self, session_id, agent)
+
+    monkeypatch.setattr(Ledger, "session_state", counted)
+    try:
+        for i in range(4):
+            assert not guard.emit_sync(_pre("ls", f"a{i}")).denied
+        assert reads == [SID]  # the session's first call only
+        other = JournalLedger(str(path), definition=definition)  # a hook process
+        elsewhere = Guard(definition, ledger=False, check=False)
+        elsewhere.ledger = other  # type: ignore[assignment]
+        assert elsewhere.emit_sync(_pre("halt now", "h1")).halted
+        other.close()
+        after = guard.emit_sync(_pre("ls", "a9"))
+        assert after.denied and after.halted
+    finally:
+        ledger.close()
+    assert [c[:2] for c in _bare(path)][-1] == ("a9", "deny")
