@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from . import opaque as why
-from .coderun import CodeRunner
 from .dataflow import DataFlow
 from .expand import Expander, glob_options
 from .interpreters import LANGS, code_of
@@ -50,7 +49,7 @@ _CODED: Final = frozenset({*LANGS, "vi", "vim", "nvim"})
 _GLOB_NAME: Final = re.compile(r"[*?]|\[[^\]]+\]")
 
 
-class Analyzer(CodeRunner, DataFlow, Leaks, Expander, Reexpander, ParseState):
+class Analyzer(Reexpander, DataFlow, Leaks, Expander, ParseState):  # Reexpander: a CodeRunner
     """Turns one line into ``Command`` records (``commands``), recursing into the code it runs."""
 
     def __init__(self) -> None:

@@ -28,13 +28,11 @@ import re
 import shlex
 from typing import TYPE_CHECKING, Final
 
-from .values import HOLE_RE, Output
+from .coderun import CodeRunner
+from .values import HOLE_RE
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-
-    from .syntax import SimpleCommand
-    from .values import Hole, Holes, Opaque
 
 __all__ = [
     "NAME_TAKERS",
@@ -81,41 +79,17 @@ def arith_operands(words: Sequence[str]) -> list[str]:
     return out
 
 
-class Reexpander:
-    """Arithmetic, prompt and startup-file text, read again at the end of the line."""
+class Reexpander(CodeRunner):
+    """Arithmetic, prompt and startup-file text, read again at the end of the line (what it
+    reads it runs as code: :class:`.coderun.CodeRunner`'s ``apply_code`` and ``script``)."""
 
-    holes: Holes
     vars: dict[str, list[str]]
     arrays: dict[str, list[str]]
     second: list[tuple[str, str, str | None]]
 
     if TYPE_CHECKING:
 
-        def script(
-            self,
-            text: str,
-            cwd: str | None,
-            depth: int,
-            positional: list[str] | None = None,
-            stdin: tuple[Output | None, tuple[int, ...]] | None = None,
-        ) -> None: ...
-        def hole_out(self, hole: Hole) -> Output: ...
         def _resolve_cwd(self, cwd: str | None) -> str | None: ...
-        def apply_code(
-            self,
-            name: str,
-            runner: list[str],
-            out: Output,
-            source: str,
-            raw: SimpleCommand | None,
-            depth: int,
-            cwd: str | None,
-            written: Sequence[str],
-            inputs: tuple[int, ...],
-            positional: list[str] | None,
-            reasons: list[Opaque],
-            passed: tuple[Output | None, tuple[int, ...]] | None = None,
-        ) -> None: ...
 
     def again(self, context: str, text: str, cwd: str | None = "") -> None:
         """Record ``text`` as read again (``arith``, ``prompt``, ``startup``, ``integer``)."""
