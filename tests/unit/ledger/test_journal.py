@@ -28,31 +28,6 @@ from tests._db import rows
 
 SID = "0b7f0000-0000-4000-8000-00000000000a"
 
-AGENT = """\
-name: journaled
-hooks:
-  PreToolUse:
-    - matcher: "Bash(rm -rf *)"
-      hooks: [{use: deny, with: {reason: "rm -rf is not allowed"}}]
-    - matcher: "Bash(halt*)"
-      hooks: [journal_test_hooks:halt]
-"""
-HOOKS = """\
-from guardrails import HookResult
-
-
-def halt(event, ctx):
-    return HookResult.halt("stop now")
-"""
-
-
-@pytest.fixture
-def definition(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AgentDefinition:
-    (tmp_path / "journal_test_hooks.py").write_text(HOOKS)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    (tmp_path / "agent.yaml").write_text(AGENT)
-    return AgentDefinition.from_file(tmp_path / "agent.yaml")
-
 
 def _pre(command: str, call: str, session: str = SID) -> Event:
     return Event.from_claude(

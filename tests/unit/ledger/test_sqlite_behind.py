@@ -29,32 +29,8 @@ from guardrails.ledger.sqlite import Ledger
 from guardrails.ledger.sqlite_behind import Behind
 
 SID = "0b7f0000-0000-4000-8000-0000000000be"
-AGENT = """\
-name: behind
-hooks:
-  PreToolUse:
-    - matcher: "Bash(rm -rf *)"
-      hooks: [{use: deny, with: {reason: "rm -rf is not allowed"}}]
-    - matcher: "Bash(halt*)"
-      hooks: [behind_test_hooks:halt]
-"""
-HOOKS = """\
-from guardrails import HookResult
-
-
-def halt(event, ctx):
-    return HookResult.halt("stop now")
-"""
 #: a batch that never imports by itself within a test (only reads, writes and close do)
 NEVER = 3600.0
-
-
-@pytest.fixture
-def definition(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AgentDefinition:
-    (tmp_path / "behind_test_hooks.py").write_text(HOOKS)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    (tmp_path / "agent.yaml").write_text(AGENT)
-    return AgentDefinition.from_file(tmp_path / "agent.yaml")
 
 
 def _pre(command: str, call: str, session: str = SID) -> Event:
@@ -81,10 +57,37 @@ def _bare(path: Path) -> list[tuple[str, str, str]]:
         conn.close()
 
 
-def _behind(path: Path, definition: AgentDefinition, **kw: float) -> tuple[Ledger, Guard]:
-    ledger = Ledger(str(path), definition=definition)
+def _behind(
+    path: Path, definition: AgentDefinition, busy_timeout: float = 5.0, **kw: float
+) -> tuple[Ledger, Guard]:
+    ledger = Ledger(str(path), definition=definition, busy_timeout=busy_timeout)
     ledger.write_behind(**{"delay": NEVER, "max_age": NEVER, **kw})
     return ledger, Guard(definition, ledger=ledger, check=False)
+
+
+def _lose_the_file(path: Path) -> None:
+    """The ledger file, its WAL and shared memory deleted under the writer."""
+    for suffix in ("", "-wal", "-shm"):
+        os.remove(str(path) + suffix)
+
+
+def _import_now_and_lose_the_file(ledger: Ledger, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The thread's import, with the file deleted right after the batch committed into it."""
+    from guardrails.ledger import journal_import
+
+    real = journal_import.import_journal
+
+    def import_then_lose_the_file(*args: object) -> tuple[int, int]:
+        got = real(*args)  # type: ignore[arg-type]
+        _lose_the_file(Path(ledger.path))
+        return got
+
+    monkeypatch.setattr(journal_import, "import_journal", import_then_lose_the_file)
+    try:
+        assert ledger._behind is not None
+        ledger._behind.import_now()
+    finally:
+        monkeypatch.setattr(journal_import, "import_journal", real)
 
 
 def test_a_deny_is_in_the_journal_when_it_returns_and_every_read_sees_it(
@@ -180,9 +183,7 @@ def test_an_import_that_finds_the_file_locked_leaves_the_journal_for_the_next(
     tmp_path: Path, definition: AgentDefinition, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "ledger.db"
-    ledger = Ledger(str(path), definition=definition, busy_timeout=0.05)
-    ledger.write_behind(delay=NEVER, max_age=NEVER)
-    guard = Guard(definition, ledger=ledger, check=False)
+    ledger, guard = _behind(path, definition, busy_timeout=0.05)
     try:
         guard.emit_sync(_pre("rm -rf x", "t1"))
         other = sqlite3.connect(path, isolation_level=None)
@@ -243,8 +244,7 @@ def test_a_file_deleted_under_the_writer_gets_the_imported_records_again(
         guard.emit_sync(_pre("rm -rf a", "t1"))
         assert ledger._behind is not None
         ledger._behind.import_now()
-        for suffix in ("", "-wal", "-shm"):
-            os.remove(str(path) + suffix)
+        _lose_the_file(path)
         guard.emit_sync(_pre("rm -rf b", "t2"))
         ledger._behind.import_now()  # noticed before the import: into the file at the path
     finally:
@@ -263,26 +263,13 @@ def test_a_delay_that_makes_no_sense_is_refused(
 def test_a_file_deleted_while_a_batch_was_imported_gets_the_batch_again(
     tmp_path: Path, definition: AgentDefinition, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from guardrails.ledger import journal_import
-
     monkeypatch.setattr("guardrails.ledger.sqlite_watch._INTERVAL", 0.0)
     path = tmp_path / "ledger.db"
     ledger, guard = _behind(path, definition)
-    real = journal_import.import_journal
-
-    def import_then_lose_the_file(*args: object) -> tuple[int, int]:
-        got = real(*args)  # type: ignore[arg-type]
-        for suffix in ("", "-wal", "-shm"):
-            os.remove(str(path) + suffix)  # gone right after the batch committed into it
-        return got
-
     try:
         guard.emit_sync(_pre("rm -rf a", "t1"))
         guard.emit_sync(_pre("rm -rf b", "t2"))
-        monkeypatch.setattr(journal_import, "import_journal", import_then_lose_the_file)
-        assert ledger._behind is not None
-        ledger._behind.import_now()
-        monkeypatch.setattr(journal_import, "import_journal", real)
+        _import_now_and_lose_the_file(ledger, monkeypatch)
     finally:
         ledger.close()
     assert _bare(path) == [("t1", "deny", "denied"), ("t2", "deny", "denied")]
@@ -298,8 +285,7 @@ def test_a_store_write_after_the_file_was_deleted_keeps_what_it_imported(
     ledger, guard = _behind(path, definition)
     try:
         guard.emit_sync(_pre("rm -rf a", "t1"))  # journaled
-        for suffix in ("", "-wal", "-shm"):
-            os.remove(str(path) + suffix)
+        _lose_the_file(path)
         guard.emit_sync(_pre("halt now", "t2"))  # takes the store, which imports t1 first
     finally:
         ledger.close()
@@ -377,19 +363,9 @@ def test_a_batch_that_fell_back_to_one_by_one_is_kept_once_for_a_moved_file(
     batch's rolled-back run is not kept (its hook runs were written twice)."""
     import json
 
-    from guardrails.ledger import journal_import
-
     monkeypatch.setattr("guardrails.ledger.sqlite_watch._INTERVAL", 0.0)
     path = tmp_path / "ledger.db"
     ledger, guard = _behind(path, definition)
-    real = journal_import.import_journal
-
-    def import_then_lose_the_file(*args: object) -> tuple[int, int]:
-        got = real(*args)  # type: ignore[arg-type]
-        for suffix in ("", "-wal", "-shm"):
-            os.remove(str(path) + suffix)
-        return got
-
     try:
         guard.emit_sync(_pre("rm -rf a", "t1"))
         guard.emit_sync(_pre("rm -rf b", "t2"))
@@ -400,10 +376,7 @@ def test_a_batch_that_fell_back_to_one_by_one_is_kept_once_for_a_moved_file(
         record["ops"][0][1][4], record["ops"][0][1][5] = "bad", ["not", "bindable"]
         with open(work, "a", encoding="utf-8") as fh:  # a tool name SQLite cannot bind
             fh.write(json.dumps(record) + "\n")
-        monkeypatch.setattr(journal_import, "import_journal", import_then_lose_the_file)
-        assert ledger._behind is not None
-        ledger._behind.import_now()
-        monkeypatch.setattr(journal_import, "import_journal", real)
+        _import_now_and_lose_the_file(ledger, monkeypatch)
     finally:
         ledger.close()
     conn = sqlite3.connect(path)
@@ -424,9 +397,7 @@ def test_a_writer_that_could_not_write_still_imports_the_journal_before_it_write
     """Once degraded (a write found the file locked), the next read and the next write
     through this Ledger still import what it journaled first: order and reads kept."""
     path = tmp_path / "ledger.db"
-    ledger = Ledger(str(path), definition=definition, busy_timeout=0.05)
-    ledger.write_behind(delay=NEVER, max_age=NEVER)
-    guard = Guard(definition, ledger=ledger, check=False)
+    ledger, guard = _behind(path, definition, busy_timeout=0.05)
     try:
         guard.emit_sync(_pre("ls", "t0"))
         other = sqlite3.connect(path, isolation_level=None)
