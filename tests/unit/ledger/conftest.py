@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from guardrails.definition.model import AgentDefinition
+from guardrails.events import Event
 
 AGENT = """\
 name: journaled
@@ -34,3 +35,17 @@ def definition(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AgentDefiniti
     monkeypatch.syspath_prepend(str(tmp_path))
     (tmp_path / "agent.yaml").write_text(AGENT)
     return AgentDefinition.from_file(tmp_path / "agent.yaml")
+
+
+def bash_call(command: str, call: str, session: str) -> Event:
+    """A PreToolUse of ``Bash`` running ``command``, as Claude Code sends it."""
+    return Event.from_claude(
+        {
+            "hook_event_name": "PreToolUse",
+            "session_id": session,
+            "cwd": "/tmp",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "tool_use_id": call,
+        }
+    )

@@ -25,21 +25,13 @@ from guardrails.ledger.journal_import import import_journal, import_pending
 from guardrails.ledger.session_state import StateChange
 from guardrails.ledger.sqlite import DEFAULT_MAX_ARGUMENTS, DEFAULT_MAX_OUTPUT, Ledger
 from tests._db import rows
+from tests.unit.ledger.conftest import bash_call
 
 SID = "0b7f0000-0000-4000-8000-00000000000a"
 
 
 def _pre(command: str, call: str, session: str = SID) -> Event:
-    return Event.from_claude(
-        {
-            "hook_event_name": "PreToolUse",
-            "session_id": session,
-            "cwd": "/tmp",
-            "tool_name": "Bash",
-            "tool_input": {"command": command},
-            "tool_use_id": call,
-        }
-    )
+    return bash_call(command, call, session)
 
 
 def _hook_process(path: Path, definition: AgentDefinition, event: Event) -> JournalLedger:

@@ -27,6 +27,7 @@ from guardrails.ledger import journal
 from guardrails.ledger.journal import journal_path
 from guardrails.ledger.sqlite import Ledger
 from guardrails.ledger.sqlite_behind import Behind
+from tests.unit.ledger.conftest import bash_call
 
 SID = "0b7f0000-0000-4000-8000-0000000000be"
 #: a batch that never imports by itself within a test (only reads, writes and close do)
@@ -34,16 +35,7 @@ NEVER = 3600.0
 
 
 def _pre(command: str, call: str, session: str = SID) -> Event:
-    return Event.from_claude(
-        {
-            "hook_event_name": "PreToolUse",
-            "session_id": session,
-            "cwd": "/tmp",
-            "tool_name": "Bash",
-            "tool_input": {"command": command},
-            "tool_use_id": call,
-        }
-    )
+    return bash_call(command, call, session)
 
 
 def _bare(path: Path) -> list[tuple[str, str, str]]:
