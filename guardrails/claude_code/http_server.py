@@ -536,9 +536,9 @@ class HookServer(LeaderAccept, ThreadingHTTPServer):
         if ":" in host.strip("[]"):
             self.address_family = socket.AF_INET6
         size = min(workers, max_connections)
-        # the connections' threads, and one more: the leader that accepts (serve_accept)
-        self.pool = Pool(size, max_threads=max_connections + self.conns.slack + 1)
         self._init_leading()
+        # the connections' threads, and those that accept (serve_accept)
+        self.pool = Pool(size, max_threads=max_connections + self.conns.slack + self.acceptors)
         super().__init__((host.strip("[]"), port), _Handler)  # closes the pool if it fails
 
     def server_bind(self) -> None:

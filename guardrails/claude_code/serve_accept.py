@@ -1,22 +1,27 @@
-"""Who accepts ``hookrails serve``'s connections: a leader among the pool's threads.
+"""Who accepts ``hookrails serve``'s connections: the pool's own threads.
 
 socketserver accepts on the thread that runs ``serve_forever`` and hands each connection
-to another thread: a wake-up of that thread on every new connection's path, which cost a
-new connection per call ~25 us (a tenth of the answer). Here the thread that accepts a
-connection serves it (leader/follower): one pool thread at a time leads, blocked in
-``accept``; when a connection is admitted it passes the lead to another pool thread
-(woken off this connection's path) and serves the connection itself. Admission (the cap,
-evictions, a 503 when every connection is busy) runs on the leader, as it ran on the
+to another thread: a wake-up of that thread on every new connection's path. Here the
+thread that accepts a connection serves it, then accepts again while fewer than
+``acceptors`` threads accept. On Linux three threads accept at once, each waiting in its
+own epoll with ``EPOLLEXCLUSIVE``, so the kernel wakes one of them per connection, and a
+client that connects for every call is served with no other thread woken at all.
+Elsewhere one thread accepts at a time (leader/follower). Whoever takes the last
+accepting place hands it to another pool thread (woken off the connection's path)
+before serving, so hooks that run long never leave the server deaf.
+
+Admission (the cap, evictions, a 503 when every connection is busy) runs on the
 accepting thread. The thread that calls ``serve_forever`` only waits for ``shutdown``;
-it appoints a leader when there is none (at the start; again within a poll whenever the
-lead was lost: a thread that could not start, a leader that failed). The contract is
-socketserver's: ``shutdown()`` returns once no thread accepts, a ``shutdown()`` before
-``serve_forever`` makes it return at once, and it can run again.
+it appoints the accepting threads when there is none (at the start; again within a poll
+whenever accepting was lost: a thread that could not start, one that failed). The
+contract is socketserver's: ``shutdown()`` returns once no thread accepts, a
+``shutdown()`` before ``serve_forever`` makes it return at once, and it can run again.
 """
 
 from __future__ import annotations
 
 import logging
+import select
 import socket
 import threading
 import time
@@ -24,12 +29,35 @@ from typing import TYPE_CHECKING, Any
 
 from .serve_pool import Pool, PoolClosed
 
-__all__ = ["LeaderAccept"]
+__all__ = ["LeaderAccept", "exclusive_wakeups"]
 
 _log = logging.getLogger("guardrails.serve")
 
-#: seconds a leader sleeps after ``accept`` failed (out of file descriptors, say)
+#: seconds an accepting thread sleeps after ``accept`` failed (out of file descriptors)
 _ACCEPT_BACKOFF = 0.01
+
+#: threads that accept at once with exclusive wake-ups: a client that connects for every
+#: call has two connections open at a time (one still closing), so a third thread is
+#: always waiting and nobody is woken to take over
+EXCLUSIVE_ACCEPTORS = 3
+
+
+def exclusive_wakeups() -> bool:
+    """Whether this system wakes one of several epolls waiting on a socket
+    (``EPOLLEXCLUSIVE``, Linux 4.5): asked once, of a throwaway pair."""
+    flag = getattr(select, "EPOLLEXCLUSIVE", None)
+    if flag is None or not hasattr(select, "epoll"):
+        return False
+    a, b = socket.socketpair()
+    try:
+        with select.epoll() as ep:
+            ep.register(a.fileno(), select.EPOLLIN | flag)
+        return True
+    except OSError:  # an older kernel refuses the flag
+        return False
+    finally:
+        a.close()
+        b.close()
 
 
 class LeaderAccept:
@@ -41,53 +69,74 @@ class LeaderAccept:
 
     def _init_leading(self) -> None:
         self._stop = False
+        self._serving = False  # serve_forever runs: a thread that served may accept again
         self._wake = threading.Event()  # shutdown() asked
         self._stopped = threading.Event()  # serve_forever returned
         self._no_leader = threading.Event()  # nobody accepts (set while not serving)
         self._no_leader.set()
+        self._lock = threading.Lock()
+        self._accepting = 0  # threads accepting, or handed the accepting and starting
         self._unappointed = False  # the last appointment failed (said once)
+        self._poll = 0.1
+        #: how many threads accept at once (more than one only with exclusive wake-ups)
+        self.acceptors = EXCLUSIVE_ACCEPTORS if exclusive_wakeups() else 1
 
     def serve_forever(self, poll_interval: float = 0.1) -> None:
         """Serve until ``shutdown()``; it returns within ``poll_interval`` of it (the
-        leader's ``accept`` timeout)."""
+        accepting threads' wait)."""
         self._stopped.clear()
         try:
-            self.socket.settimeout(poll_interval)
+            self._poll = poll_interval
+            # several threads accept: each waits in its own epoll, ``accept`` never blocks
+            self.socket.settimeout(0.0 if self.acceptors > 1 else poll_interval)
+            with self._lock:
+                self._serving = True
             while not self._stop:
                 if self._no_leader.is_set() and not self._appoint():
                     break  # the pool is closed: the server is stopping
                 self._wake.wait(poll_interval)  # a loop: a signal's exception gets through
+            with self._lock:
+                self._serving = False
             self._no_leader.wait()
         finally:
+            self._serving = False
             self._stop = False
             self._wake.clear()
             self._stopped.set()
 
     def _appoint(self) -> bool:
-        """A leader when there is none: at the start, and again whenever the lead was lost
-        (a thread that could not start, a leader that failed). False: the pool is closed."""
-        self._no_leader.clear()
-        try:
-            self.pool.submit(self._lead)
-        except PoolClosed:
-            self._no_leader.set()
-            return False
-        except Exception:  # no thread now (a process limit): asked again next poll
-            self._no_leader.set()
-            if not self._unappointed:  # said once, not every poll
-                _log.warning("hookrails serve: no thread to accept connections; trying again")
-            self._unappointed = True
-        else:
-            self._unappointed = False
+        """Threads to accept when there is none: ``acceptors`` of them at the start, and
+        again whenever the accepting was lost (a thread that could not start, one that
+        failed). False: the pool is closed."""
+        with self._lock:
+            wanted = max(self.acceptors - self._accepting, 0)
+            self._accepting += wanted
+            if self._accepting:
+                self._no_leader.clear()
+        failed = False
+        for n in range(wanted):
+            try:
+                self.pool.submit(self._lead)
+            except PoolClosed:
+                for _ in range(wanted - n):
+                    self._leave()
+                return False
+            except Exception:  # no thread now (a process limit): asked again next poll
+                self._leave()
+                failed = True
+        if failed and not self._unappointed:  # said once, not every poll
+            _log.warning("hookrails serve: no thread to accept connections; trying again")
+        self._unappointed = failed
         return True
 
     def thread_stats(self) -> dict[str, int]:
-        """The pool's threads: how many, how many serve a connection, and whether one
-        accepts (the leader is busy to the pool, but serves nothing)."""
+        """The pool's threads: how many, how many serve a connection, and how many accept
+        (busy to the pool, but serving nothing)."""
         stats = self.pool.stats()
-        leading = 0 if self._no_leader.is_set() else 1
-        busy = max(0, stats["busy"] - leading)
-        return {"threads": stats["threads"], "busy": busy, "accepting": leading}
+        with self._lock:
+            accepting = self._accepting
+        busy = max(0, stats["busy"] - accepting)
+        return {"threads": stats["threads"], "busy": busy, "accepting": accepting}
 
     def shutdown(self) -> None:
         """Stop ``serve_forever`` and wait until it returned (nobody accepts any more)."""
@@ -96,28 +145,59 @@ class LeaderAccept:
         self._stopped.wait()
 
     def stop_accepting(self, wait: float) -> None:
-        """For ``server_close``: no leader past ``wait`` seconds (one in ``accept`` leaves
-        at its next timeout), so the listening socket is closed under nobody."""
+        """For ``server_close``: nobody accepts past ``wait`` seconds (a thread waiting to
+        accept leaves at its next poll), so the listening socket is closed under nobody."""
         self._stop = True
         self._no_leader.wait(wait)
 
-    def _lead(self) -> None:
-        """Accept until a connection is admitted, pass the lead on, serve it here."""
-        taken = None
-        try:
-            taken = self._take()
-        finally:
-            if taken is None:  # stopping (or failed): nobody leads now
+    def _leave(self) -> None:
+        """This thread's accepting place is given up."""
+        with self._lock:
+            self._accepting -= 1
+            if self._accepting <= 0:
                 self._no_leader.set()
-        if taken is not None:
-            self.process_request_thread(*taken)
 
-    def _take(self) -> tuple[Any, Any] | None:
-        """The next admitted connection, the lead passed on; None when stopping."""
+    def _rejoin(self) -> bool:
+        """After serving: accept again while fewer than ``acceptors`` do."""
+        with self._lock:
+            if self._stop or not self._serving or self._accepting >= self.acceptors:
+                return False
+            self._accepting += 1
+            self._no_leader.clear()
+            return True
+
+    def _lead(self) -> None:
+        """Accept until a connection is admitted, serve it here; again while wanted."""
+        counted = True  # this thread holds an accepting place
+        waiter = None
+        try:
+            if self.acceptors > 1:
+                waiter = select.epoll()
+                waiter.register(self.socket.fileno(), select.EPOLLIN | select.EPOLLEXCLUSIVE)
+            while True:
+                taken = self._take(waiter)
+                if taken is None:
+                    return
+                counted = False  # its place went to another (``_pass_on``)
+                self.process_request_thread(*taken)
+                if not self._rejoin():
+                    return
+                counted = True
+        finally:
+            if waiter is not None:
+                waiter.close()
+            if counted:
+                self._leave()
+
+    def _take(self, waiter: Any) -> tuple[Any, Any] | None:
+        """The next admitted connection, this thread's accepting place passed on; None
+        when stopping (the place still held)."""
         while not self._stop:
+            if waiter is not None and not waiter.poll(self._poll, 1):
+                continue
             try:
                 request, client_address = self.get_request()
-            except TimeoutError:
+            except (BlockingIOError, TimeoutError):  # another thread took it, or none came
                 continue
             except OSError:
                 if self._stop or self.socket.fileno() < 0:
@@ -132,17 +212,32 @@ class LeaderAccept:
                 continue
             if not admitted:
                 continue
-            try:
-                self.pool.submit(self._lead)  # the next leader, woken off this path
-            except PoolClosed:
+            passed = self._pass_on()
+            if passed is None:  # the pool is closed: stopping
                 self.shutdown_request(request)
                 return None
-            except Exception:  # no thread to lead (a process limit): this one stays
+            if not passed:  # nobody to accept in its place (a process limit): this one stays
                 self.handle_error(request, client_address)
                 self.shutdown_request(request)  # dropped, as socketserver drops it
                 continue
             return request, client_address
         return None
+
+    def _pass_on(self) -> bool | None:
+        """Give up this thread's accepting place to serve a connection: True when others
+        still accept, or a pool thread was handed the place (woken off this path); False
+        when no thread could take it (this one keeps it); None when the pool is closed."""
+        with self._lock:
+            if self._accepting > 1:
+                self._accepting -= 1
+                return True
+        try:
+            self.pool.submit(self._lead)  # it inherits this thread's place
+        except PoolClosed:
+            return None
+        except Exception:
+            return False
+        return True
 
     if TYPE_CHECKING:  # what the socketserver server brings
 

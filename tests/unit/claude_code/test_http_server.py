@@ -706,14 +706,17 @@ def test_stats_refuses_a_bad_limit(client: Client, limit: str):
     assert status == 400 and "limit" in body["error"]
 
 
-def test_health_counts_requests(client: Client):
+def test_health_counts_requests(client: Client, server: HookServer):
     client.hook(pre("ls"))
     status, body, _ = client.call("GET", "/v1/health")
     assert status == 200
     assert body["status"] == "ok" and body["agent"] == "tester"
     assert body["hook_calls"] == 1 and body["requests"] == 2
-    threads = body["connection_threads"]  # this one's is busy answering; one accepts
-    assert threads["busy"] == 1 and threads["accepting"] == 1
+    # this one's is busy answering; the others accept (one of several took this connection,
+    # or the only one handed the accepting on)
+    threads = body["connection_threads"]
+    acceptors = server.acceptors
+    assert threads["busy"] == 1 and threads["accepting"] == max(acceptors - 1, 1)
     assert threads["threads"] >= threads["busy"] + threads["accepting"]
 
 

@@ -1,6 +1,8 @@
 """A new connection per call (what a client that pools nothing does): every call answered
 and recorded, a bounded number of threads, a failure while admitting one connection that
-costs only that connection, and socketserver's ``serve_forever``/``shutdown`` contract."""
+costs only that connection, and socketserver's ``serve_forever``/``shutdown`` contract.
+Each test runs with one thread accepting at a time (leader/follower, every system) and
+with several (``EPOLLEXCLUSIVE``, Linux)."""
 
 from __future__ import annotations
 
@@ -12,12 +14,35 @@ from typing import Any
 import pytest
 
 from guardrails import Guard, HookMatcher, Ledger
+from guardrails.claude_code import serve_accept
 from guardrails.claude_code.http_server import HOOK_ROUTE, HookServer, make_server
 from guardrails.claude_code.serve_pool import Pool
 from tests._db import rows
-from tests.unit.claude_code.test_http_server import blocks, definition, deny_rm, pre, serving
+from tests.unit.claude_code.test_http_server import (
+    Client,
+    blocks,
+    definition,
+    deny_rm,
+    eventually,
+    pre,
+    serving,
+)
 
 WAIT = 10.0
+
+
+@pytest.fixture(params=[1, serve_accept.EXCLUSIVE_ACCEPTORS], ids=["one", "several"])
+def acceptors(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
+    """How many threads accept at once in the servers the test makes."""
+    several = request.param > 1
+    if several and not serve_accept.exclusive_wakeups():
+        pytest.skip("no EPOLLEXCLUSIVE on this system: one thread accepts at a time")
+    monkeypatch.setattr(serve_accept, "exclusive_wakeups", lambda: several)
+    return int(request.param)
+
+
+def _accepting(server: HookServer, count: int) -> bool:
+    return eventually(lambda: server.thread_stats()["accepting"] == count)
 
 
 def _guard(ledger_path: str, seen: list[str] | None = None) -> Guard:
@@ -43,21 +68,24 @@ def _fresh(server: HookServer, payload: dict[str, Any]) -> dict[str, Any]:
         conn.close()
 
 
-def test_a_new_connection_per_call_is_answered_and_recorded_every_time(ledger_path: str) -> None:
+def test_a_new_connection_per_call_is_answered_and_recorded_every_time(
+    ledger_path: str, acceptors: int
+) -> None:
     seen: list[str] = []
     with serving(_guard(ledger_path, seen), workers=2) as server:
+        assert server.acceptors == acceptors
         for n in range(40):
             answer = _fresh(server, pre("rm -rf build", call=f"toolu_{n}"))
             assert blocks(answer)
         threads = server.pool.stats()["threads"]
     assert len(rows(ledger_path, "SELECT id FROM tool_calls WHERE status = 'denied'")) == 40
     assert all(name.startswith("hookrails-serve-") for name in seen)  # pooled threads
-    # no thread per call: the warm ones, and a few still finishing a connection (closing)
-    # when the next one was accepted
-    assert threads <= 8
+    # no thread per call: the warm ones, those accepting, and a few still finishing a
+    # connection (closing) when the next one was accepted
+    assert threads <= 8 + acceptors
 
 
-def test_concurrent_new_connections_are_all_served(ledger_path: str) -> None:
+def test_concurrent_new_connections_are_all_served(ledger_path: str, acceptors: int) -> None:
     with serving(_guard(ledger_path), workers=2) as server:
         answers: list[dict[str, Any]] = []
         lock = threading.Lock()
@@ -75,8 +103,41 @@ def test_concurrent_new_connections_are_all_served(ledger_path: str) -> None:
     assert len(answers) == 16 and all(blocks(a) for a in answers)
 
 
+def test_with_every_accepting_thread_in_a_hook_that_hangs_new_connections_are_answered(
+    ledger_path: str, acceptors: int
+) -> None:
+    """Whoever takes the last accepting place hands it on before serving: hooks that run
+    long on every thread that was accepting never leave the server deaf."""
+    release = threading.Event()
+    entered: list[str] = []
+
+    def hang(event: Any, ctx: Any) -> None:
+        if event.session_id.startswith("hung"):
+            entered.append(event.session_id)
+            release.wait(WAIT)
+
+    hooks = [HookMatcher(matcher="Bash", hooks=[hang, deny_rm])]
+    guard = Guard(definition(PreToolUse=hooks), ledger=Ledger(ledger_path))
+    with serving(guard, workers=1) as server:
+        assert _accepting(server, acceptors)
+        hung = [f"hung{n}" for n in range(acceptors)]
+        callers = [
+            threading.Thread(target=_fresh, args=(server, pre("ls", session=s, call=f"t_{s}")))
+            for s in hung
+        ]
+        try:
+            for t in callers:
+                t.start()
+            assert eventually(lambda: sorted(entered) == hung)
+            assert blocks(_fresh(server, pre("rm -rf build", session="free", call="t_free")))
+        finally:
+            release.set()
+            for t in callers:
+                t.join(WAIT)
+
+
 def test_a_failing_admission_leaves_the_server_accepting(
-    ledger_path: str, monkeypatch: pytest.MonkeyPatch
+    ledger_path: str, monkeypatch: pytest.MonkeyPatch, acceptors: int
 ) -> None:
     """A bug while admitting one connection costs that connection, not the accepting."""
     with serving(_guard(ledger_path), workers=1) as server:
@@ -96,7 +157,9 @@ def test_a_failing_admission_leaves_the_server_accepting(
         assert blocks(_fresh(server, pre("rm -rf build", call="toolu_next")))
 
 
-def test_shutdown_before_serve_forever_makes_it_return_at_once(ledger_path: str) -> None:
+def test_shutdown_before_serve_forever_makes_it_return_at_once(
+    ledger_path: str, acceptors: int
+) -> None:
     server = make_server(_guard(ledger_path), port=0)
     try:
         stopper = threading.Thread(target=server.shutdown)
@@ -110,7 +173,7 @@ def test_shutdown_before_serve_forever_makes_it_return_at_once(ledger_path: str)
         server.server_close()
 
 
-def test_serve_forever_runs_again_after_a_shutdown(ledger_path: str) -> None:
+def test_serve_forever_runs_again_after_a_shutdown(ledger_path: str, acceptors: int) -> None:
     server = make_server(_guard(ledger_path), port=0)
     try:
         for n in range(2):
@@ -125,9 +188,9 @@ def test_serve_forever_runs_again_after_a_shutdown(ledger_path: str) -> None:
 
 
 def test_an_accept_that_fails_does_not_stop_the_accepting(
-    ledger_path: str, monkeypatch: pytest.MonkeyPatch
+    ledger_path: str, monkeypatch: pytest.MonkeyPatch, acceptors: int
 ) -> None:
-    """Out of file descriptors, say: the leader backs off and accepts again."""
+    """Out of file descriptors, say: the accepting thread backs off and accepts again."""
     real = HookServer.get_request
     failures = iter([OSError(24, "Too many open files")] * 3)
 
@@ -144,12 +207,18 @@ def test_an_accept_that_fails_does_not_stop_the_accepting(
 
 
 def test_no_thread_to_pass_the_lead_to_costs_that_connection_only(
-    ledger_path: str, monkeypatch: pytest.MonkeyPatch
+    ledger_path: str, monkeypatch: pytest.MonkeyPatch, acceptors: int
 ) -> None:
-    """A thread that cannot start (a process limit): the connection is dropped, as
-    socketserver drops one it cannot hand over, and the leader goes on accepting."""
+    """The last accepting thread takes a connection and no thread can start to accept in
+    its place (a process limit): the connection is dropped, as socketserver drops one it
+    cannot hand over, and the thread goes on accepting."""
     with serving(_guard(ledger_path), workers=1) as server:
-        assert blocks(_fresh(server, pre("rm -rf build", call="toolu_first")))  # one leads
+        assert blocks(_fresh(server, pre("rm -rf build", call="toolu_first")))
+        assert _accepting(server, acceptors)
+        held = [Client(server) for _ in range(acceptors - 1)]  # each keeps its thread
+        for n, client in enumerate(held):
+            assert blocks(client.hook(pre("rm -rf build", session=f"h{n}", call=f"toolu_h{n}")))
+        assert _accepting(server, 1)  # the last one
         real = server.pool.submit
         failed = threading.Event()
 
@@ -164,15 +233,46 @@ def test_no_thread_to_pass_the_lead_to_costs_that_connection_only(
             _fresh(server, pre("rm -rf build", call="toolu_lost"))
         assert failed.is_set()
         assert blocks(_fresh(server, pre("rm -rf build", call="toolu_next")))
+        for client in held:
+            client.close()
+
+
+def test_a_client_that_connects_for_every_call_wakes_no_thread_to_accept(
+    ledger_path: str, monkeypatch: pytest.MonkeyPatch, acceptors: int
+) -> None:
+    """With several accepting threads, the one a connection woke serves it while the others
+    go on accepting: no thread is handed the accepting on a connection's path. One at a
+    time, every connection hands it over."""
+    with serving(_guard(ledger_path), workers=2) as server:
+        assert blocks(_fresh(server, pre("rm -rf build", call="toolu_first")))
+        assert _accepting(server, acceptors)
+        handed: list[str] = []
+        real = server.pool.submit
+
+        def submit(fn: Any, *args: Any) -> None:
+            handed.append(getattr(fn, "__name__", ""))
+            real(fn, *args)
+
+        monkeypatch.setattr(server.pool, "submit", submit)
+        for n in range(20):
+            assert blocks(_fresh(server, pre("rm -rf build", call=f"toolu_{n}")))
+    if acceptors == 1:
+        assert handed.count("_lead") == 20
+    else:  # a thread slow to close its connection can make the last one hand over, rarely
+        assert handed.count("_lead") <= 5
 
 
 def test_a_first_leader_that_cannot_start_is_appointed_again(
-    ledger_path: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    ledger_path: str,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    acceptors: int,
 ) -> None:
     """No thread for the first leader (a process limit): serve_forever says so and appoints
     one at its next poll; connections meanwhile wait in the kernel's backlog."""
     real = Pool.submit
-    failures = iter([RuntimeError("can't start new thread")] * 2)
+    # none of the first appointment starts, nor the first of the next
+    failures = iter([RuntimeError("can't start new thread")] * (acceptors + 1))
 
     def submit(self: Pool, fn: Any, *args: Any) -> None:
         if getattr(fn, "__name__", "") == "_lead":
