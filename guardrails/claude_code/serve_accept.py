@@ -172,8 +172,13 @@ class LeaderAccept:
         waiter = None
         try:
             if self.acceptors > 1:
-                waiter = select.epoll()
-                waiter.register(self.socket.fileno(), select.EPOLLIN | select.EPOLLEXCLUSIVE)
+                try:
+                    waiter = select.epoll()
+                    waiter.register(self.socket.fileno(), select.EPOLLIN | select.EPOLLEXCLUSIVE)
+                except OSError as exc:  # out of file descriptors, say: tried again later
+                    _log.warning("hookrails serve: cannot wait for connections (%s)", exc)
+                    time.sleep(self._poll)  # the next appointment, no sooner
+                    return
             while True:
                 taken = self._take(waiter)
                 if taken is None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import select
 import threading
 from typing import Any
 
@@ -287,3 +288,30 @@ def test_a_first_leader_that_cannot_start_is_appointed_again(
     assert next(failures, None) is None
     said = [r for r in caplog.records if "no thread to accept" in r.getMessage()]
     assert len(said) == 1  # once, not every poll
+
+
+def test_a_thread_that_cannot_wait_for_connections_is_replaced(
+    ledger_path: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No epoll to be had (out of file descriptors, say): the thread says so and gives up
+    its place, and the server appoints others once nobody accepts."""
+    if not serve_accept.exclusive_wakeups():
+        pytest.skip("no EPOLLEXCLUSIVE on this system: no epoll is made")
+    real = select.epoll
+    failures = iter([OSError(24, "Too many open files")] * serve_accept.EXCLUSIVE_ACCEPTORS)
+
+    def epoll() -> Any:
+        failure = next(failures, None)
+        if failure is not None:
+            raise failure
+        return real()
+
+    with serving(_guard(ledger_path), workers=1) as server:
+        monkeypatch.setattr(select, "epoll", epoll)  # the probe ran: only the waits fail
+        server.shutdown()  # appointed again, from scratch, by the next serve_forever
+        runner = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
+        runner.start()
+        assert blocks(_fresh(server, pre("rm -rf build", call="toolu_after_emfile")))
+    runner.join(WAIT)
+    assert next(failures, None) is None
+    assert any("cannot wait for connections" in r.getMessage() for r in caplog.records)
