@@ -149,10 +149,28 @@ def append_line(target: str, data: bytes, *, fsync: bool = False) -> int:
             written = os.write(fd, data)
             if fsync:
                 os.fsync(fd)
+                if os.fstat(fd).st_size == written:  # this line made the file: its name too
+                    _sync_folder(target)
             return written
         finally:
             os.close(fd)
     raise OSError(f"{target} kept being taken while appending")
+
+
+def _sync_folder(target: str) -> None:
+    """fsync the folder holding ``target``, so a file just made survives a power cut with
+    its name (SQLite does the same for a WAL it creates at ``synchronous=FULL``). Where a
+    folder cannot be synced (some filesystems, Windows) it is skipped, as SQLite skips it."""
+    try:
+        fd = os.open(os.path.dirname(target) or ".", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _share(fd: int, target: str) -> bool:

@@ -99,15 +99,16 @@ def spool_path(path: str) -> str:
     return _temp_spool(path)
 
 
-def append(path: str, ops: list[Op]) -> None:
-    """Spool one record for the ledger at ``path``; when no spool can be written either,
-    say so loudly (the Guard keeps guarding)."""
+def append(path: str, ops: list[Op], durable: bool = False) -> None:
+    """Spool one record for the ledger at ``path`` (fsynced when ``durable``, as the
+    ledger's commits are); when no spool can be written either, say so loudly (the Guard
+    keeps guarding)."""
     data = line_of(ops)
     first = spool_path(path)
     error: OSError | str = "no spool location"
     for target in dict.fromkeys((first, _temp_spool(path))):
         try:  # one O_APPEND write per record: processes spooling at once do not interleave
-            written = _append(target, data)
+            written = _append(target, data, fsync=durable)
         except OSError as exc:
             error = exc
             continue

@@ -397,7 +397,7 @@ class Ledger:
             from .spool import append
 
             for ops, settle in items:
-                append(self.path, ops if settle is None else settle.ops)
+                append(self.path, ops if settle is None else settle.ops, self.durable)
             return [False] * len(items)
         self._checkpoints.committed()
         moved = None
@@ -419,7 +419,7 @@ class Ledger:
         if conn is None:
             from .spool import append
 
-            append(self.path, ops)
+            append(self.path, ops, self.durable)
             return False
         try:
             ops = _commit(conn, ops, settle, rowids=self._rowids, timeout=self.busy_timeout)
@@ -434,7 +434,7 @@ class Ledger:
             self._degrade(exc)
             from .spool import append
 
-            append(self.path, ops)
+            append(self.path, ops, self.durable)
             return False
         self._checkpoints.committed()
         moved = self._watch.committed(ops)
@@ -539,7 +539,7 @@ class Ledger:
                 except Exception as exc:
                     self._degrade(exc)
                     conn = None
-            append(self.path, ops)
+            append(self.path, ops, self.durable)
 
     def record(
         self,
