@@ -21,6 +21,8 @@ contract is socketserver's: ``shutdown()`` returns once no thread accepts, a
 from __future__ import annotations
 
 import logging
+import os
+import re
 import select
 import socket
 import threading
@@ -43,10 +45,12 @@ EXCLUSIVE_ACCEPTORS = 3
 
 
 def exclusive_wakeups() -> bool:
-    """Whether this system wakes one of several epolls waiting on a socket
-    (``EPOLLEXCLUSIVE``, Linux 4.5): asked once, of a throwaway pair."""
+    """Whether this system wakes one of several epolls waiting on a socket, reliably:
+    ``EPOLLEXCLUSIVE`` (Linux 4.5), on Linux 5.7 or later (before, a woken thread stayed
+    queued until it ran, so a second connection could be handed to it and wake nobody).
+    Asked of a throwaway pair."""
     flag = getattr(select, "EPOLLEXCLUSIVE", None)
-    if flag is None or not hasattr(select, "epoll"):
+    if flag is None or not hasattr(select, "epoll") or _linux_release() < (5, 7):
         return False
     a, b = socket.socketpair()
     try:
@@ -58,6 +62,12 @@ def exclusive_wakeups() -> bool:
     finally:
         a.close()
         b.close()
+
+
+def _linux_release() -> tuple[int, int]:
+    """(major, minor) of the running Linux kernel; (0, 0) when it cannot be read."""
+    found = re.match(r"(\d+)\.(\d+)", os.uname().release)
+    return (int(found.group(1)), int(found.group(2))) if found else (0, 0)
 
 
 class LeaderAccept:
@@ -77,6 +87,10 @@ class LeaderAccept:
         self._lock = threading.Lock()
         self._accepting = 0  # threads accepting, or handed the accepting and starting
         self._unappointed = False  # the last appointment failed (said once)
+        self._no_epoll = False  # the last epoll could not be made (said once)
+        #: the epolls of accepting places given up with nobody to take them (at most
+        #: ``acceptors`` epolls exist: they go with the places, not with the threads)
+        self._spares: list[Any] = []
         self._poll = 0.1
         #: how many threads accept at once (more than one only with exclusive wake-ups)
         self.acceptors = EXCLUSIVE_ACCEPTORS if exclusive_wakeups() else 1
@@ -98,6 +112,10 @@ class LeaderAccept:
             with self._lock:
                 self._serving = False
             self._no_leader.wait()
+            with self._lock:
+                spares, self._spares = self._spares, []
+            for waiter in spares:
+                waiter.close()
         finally:
             self._serving = False
             self._stop = False
@@ -157,49 +175,73 @@ class LeaderAccept:
             if self._accepting <= 0:
                 self._no_leader.set()
 
-    def _rejoin(self) -> bool:
-        """After serving: accept again while fewer than ``acceptors`` do."""
+    def _rejoin(self) -> tuple[bool, Any]:
+        """After serving: accept again while fewer than ``acceptors`` do; with the epoll
+        of a place given up, if one waits."""
         with self._lock:
             if self._stop or not self._serving or self._accepting >= self.acceptors:
-                return False
+                return False, None
             self._accepting += 1
             self._no_leader.clear()
-            return True
+            return True, self._spares.pop() if self._spares else None
 
-    def _lead(self) -> None:
-        """Accept until a connection is admitted, serve it here; again while wanted."""
+    def _lead(self, waiter: Any = None) -> None:
+        """Accept until a connection is admitted, serve it here; again while wanted.
+        ``waiter``: the epoll that came with the accepting place."""
         counted = True  # this thread holds an accepting place
-        waiter = None
         try:
-            if self.acceptors > 1:
-                try:
-                    waiter = select.epoll()
-                    waiter.register(self.socket.fileno(), select.EPOLLIN | select.EPOLLEXCLUSIVE)
-                except OSError as exc:  # out of file descriptors, say: tried again later
-                    _log.warning("hookrails serve: cannot wait for connections (%s)", exc)
-                    time.sleep(self._poll)  # the next appointment, no sooner
-                    return
             while True:
+                if waiter is None and self.acceptors > 1:
+                    waiter = self._epoll()
+                    if waiter is None:
+                        return
                 taken = self._take(waiter)
                 if taken is None:
                     return
-                counted = False  # its place went to another (``_pass_on``)
+                counted, waiter = False, None  # the place (and epoll) went on: _pass_on
                 self.process_request_thread(*taken)
-                if not self._rejoin():
+                counted, waiter = self._rejoin()
+                if not counted:
                     return
-                counted = True
         finally:
-            if waiter is not None:
-                waiter.close()
             if counted:
+                if waiter is not None:
+                    waiter.close()
                 self._leave()
+
+    def _epoll(self) -> Any:
+        """A new epoll waiting on the listening socket, exclusively; None when none can be
+        made (out of descriptors, say: said once, and this thread gives up its place after
+        a poll, to be appointed again once nobody accepts)."""
+        try:
+            waiter = select.epoll()
+        except OSError as exc:
+            self._no_epoll_said(exc)
+            return None
+        try:
+            waiter.register(self.socket.fileno(), select.EPOLLIN | select.EPOLLEXCLUSIVE)
+        except OSError as exc:
+            waiter.close()
+            self._no_epoll_said(exc)
+            return None
+        self._no_epoll = False
+        return waiter
+
+    def _no_epoll_said(self, exc: OSError) -> None:
+        if not self._no_epoll:
+            _log.warning("hookrails serve: cannot wait for connections (%s); trying again", exc)
+        self._no_epoll = True
+        time.sleep(self._poll)  # the next appointment, no sooner
 
     def _take(self, waiter: Any) -> tuple[Any, Any] | None:
         """The next admitted connection, this thread's accepting place passed on; None
         when stopping (the place still held)."""
         while not self._stop:
-            if waiter is not None and not waiter.poll(self._poll, 1):
-                continue
+            if waiter is not None:
+                # a poll that timed out still tries: a lost wake-up costs one poll at most
+                waiter.poll(self._poll, 1)
+                if self._stop:
+                    break
             try:
                 request, client_address = self.get_request()
             except (BlockingIOError, TimeoutError):  # another thread took it, or none came
@@ -217,7 +259,7 @@ class LeaderAccept:
                 continue
             if not admitted:
                 continue
-            passed = self._pass_on()
+            passed = self._pass_on(waiter)
             if passed is None:  # the pool is closed: stopping
                 self.shutdown_request(request)
                 return None
@@ -228,16 +270,19 @@ class LeaderAccept:
             return request, client_address
         return None
 
-    def _pass_on(self) -> bool | None:
-        """Give up this thread's accepting place to serve a connection: True when others
-        still accept, or a pool thread was handed the place (woken off this path); False
-        when no thread could take it (this one keeps it); None when the pool is closed."""
+    def _pass_on(self, waiter: Any) -> bool | None:
+        """Give up this thread's accepting place (and its epoll, ``waiter``) to serve a
+        connection: True when others still accept (the epoll kept for whoever accepts
+        again), or a pool thread was handed the place (woken off this path); False when no
+        thread could take it (this one keeps it); None when the pool is closed."""
         with self._lock:
             if self._accepting > 1:
                 self._accepting -= 1
+                if waiter is not None:
+                    self._spares.append(waiter)
                 return True
         try:
-            self.pool.submit(self._lead)  # it inherits this thread's place
+            self.pool.submit(self._lead, waiter)  # it inherits this thread's place
         except PoolClosed:
             return None
         except Exception:

@@ -10,7 +10,9 @@ could take every thread (slowloris: 500 slow sockets made 500 threads). Here:
   stretch either;
 * at most ``max_connections`` connections. At the cap a new one takes the place
   of the connection that has waited longest for its request (idle, or its
-  request still trickling in), whose socket is shut so its thread ends at once;
+  request still trickling in) and has nothing to read right now (a request that
+  arrived whole, its thread about to read it, is never cut off), whose socket is
+  shut so its thread ends at once;
   up to ``slack`` such evicted threads may still be ending (past that, the
   accepting thread waits up to ``EVICTION_WAIT`` for one to end: a burst of
   connections is accepted at the pace threads end, and the kernel's backlog
@@ -29,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import select
 import socket
 import threading
 import time
@@ -36,6 +39,9 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any, Final
 
 from .._version import __version__
+
+_poll = getattr(select, "poll", None)
+_POLLIN: Final = getattr(select, "POLLIN", 1)
 
 __all__ = [
     "BUSY_RESPONSE",
@@ -145,7 +151,8 @@ class Connections:
                 victim = None
                 if count >= self.max_connections:
                     waiting = [c for c in self._open.values() if c.reading and not c.evicted]
-                    victim = min(waiting, key=lambda c: c.since, default=None)
+                    waiting.sort(key=lambda c: c.since)
+                    victim = next((c for c in waiting if _quiet(c.sock)), None)
                     if victim is None:
                         return None, None  # every connection is busy
                     left = end - time.monotonic()
@@ -195,6 +202,19 @@ class Connections:
     def __len__(self) -> int:
         with self._lock:
             return len(self._open)
+
+
+def _quiet(sock: socket.socket) -> bool:
+    """Nothing to read on ``sock`` now: an idle connection, or a request trickling in (its
+    thread reads what came). A request that arrived, still unread, is not quiet."""
+    if _poll is None:  # no poll() (Windows): every waiting connection counts as quiet
+        return True
+    try:
+        watch = _poll()
+        watch.register(sock, _POLLIN)
+        return not watch.poll(0)
+    except (OSError, ValueError):  # closed meanwhile: as good as idle
+        return True
 
 
 def evict(conn: Conn) -> None:

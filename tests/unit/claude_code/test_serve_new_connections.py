@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import select
 import threading
+import time
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -314,4 +317,89 @@ def test_a_thread_that_cannot_wait_for_connections_is_replaced(
         assert blocks(_fresh(server, pre("rm -rf build", call="toolu_after_emfile")))
     runner.join(WAIT)
     assert next(failures, None) is None
-    assert any("cannot wait for connections" in r.getMessage() for r in caplog.records)
+    said = [r for r in caplog.records if "cannot wait for connections" in r.getMessage()]
+    assert len(said) == 1  # once, not by every thread nor at every appointment
+
+
+def _several_only() -> None:
+    if not serve_accept.exclusive_wakeups():
+        pytest.skip("no EPOLLEXCLUSIVE on this system: one thread accepts at a time")
+
+
+def _epolls() -> int:
+    fds = os.listdir("/proc/self/fd")
+    return sum(1 for fd in fds if _link(fd) == "anon_inode:[eventpoll]")
+
+
+def _link(fd: str) -> str:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return ""
+
+
+def test_the_epolls_go_with_the_accepting_places_not_with_the_connections(
+    ledger_path: str,
+) -> None:
+    """A thread serving a connection holds no epoll: with many connections open there are
+    still at most as many epolls as accepting places (each would be a descriptor, and a
+    stop on every new connection's wake-up)."""
+    _several_only()
+    before = _epolls()
+    with serving(_guard(ledger_path), workers=2) as server:
+        held = [Client(server) for _ in range(12)]
+        try:
+            for n, client in enumerate(held):
+                assert blocks(client.hook(pre("rm -rf b", session=f"k{n}", call=f"toolu_k{n}")))
+            assert _epolls() - before <= server.acceptors
+        finally:
+            for client in held:
+                client.close()
+
+
+def test_a_lost_wake_up_costs_a_poll_never_the_connection(
+    ledger_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An epoll that never reports (a wake-up lost, as older kernels could lose one): each
+    thread still tries to accept after its poll, so every call is answered."""
+    _several_only()
+    real = select.epoll
+
+    class Deaf:
+        def __init__(self) -> None:
+            self.inner = real()
+
+        def register(self, fd: int, mask: int) -> None:
+            self.inner.register(fd, mask)
+
+        def poll(self, timeout: float = -1, maxevents: int = -1) -> list[tuple[int, int]]:
+            time.sleep(max(timeout, 0))
+            return []
+
+        def close(self) -> None:
+            self.inner.close()
+
+    monkeypatch.setattr(serve_accept, "exclusive_wakeups", lambda: True)  # probed already
+    monkeypatch.setattr(select, "epoll", Deaf)
+    with serving(_guard(ledger_path), workers=1) as server:
+        assert server.acceptors > 1
+        for n in range(3):
+            assert blocks(_fresh(server, pre("rm -rf build", call=f"toolu_deaf{n}")))
+
+
+@pytest.mark.parametrize(
+    ("release", "several"),
+    [
+        ("4.18.0-305.el8.x86_64", False),  # EPOLLEXCLUSIVE, but a woken waiter stayed queued
+        ("5.6.19", False),
+        ("5.7.0", True),
+        ("6.1.0-13-amd64", True),
+        ("unreadable", False),
+    ],
+)
+def test_several_threads_accept_only_on_kernels_that_wake_one_reliably(
+    monkeypatch: pytest.MonkeyPatch, release: str, several: bool
+) -> None:
+    _several_only()
+    monkeypatch.setattr(os, "uname", lambda: SimpleNamespace(release=release))
+    assert serve_accept.exclusive_wakeups() is several

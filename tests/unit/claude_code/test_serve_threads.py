@@ -446,6 +446,28 @@ def test_admission_evicts_the_connection_that_waited_longest_and_never_a_busy_on
         assert not t.is_alive() and refused == [(None, None)]
 
 
+def test_admission_never_evicts_a_connection_whose_request_arrived_unread() -> None:
+    """Several threads admit at once: a connection just admitted, whose request is whole in
+    its socket but not yet read by its thread, is passed over (its call would be lost); the
+    longest waiting with nothing to read goes instead, and when none is quiet, 503."""
+    conns = _conns.Connections(2, idle_timeout=60)
+    pairs = [socket.socketpair() for _ in range(4)]
+    try:
+        (oldest, oldest_peer), (newer, _), (third_sock, third_peer), (fourth, _) = pairs
+        first, _ = conns.admit(oldest)
+        second, _ = conns.admit(newer)
+        oldest_peer.sendall(b"POST /v1/claude/hook HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}")
+        third, victim = conns.admit(third_sock)
+        assert third is not None and victim is second  # not the oldest: it has a request
+        assert first is not None and not first.evicted
+        third_peer.sendall(b"GET /v1/health HTTP/1.1\r\n\r\n")
+        assert conns.admit(fourth, wait=0.01) == (None, None)  # every waiting one has a request
+    finally:
+        for a, b in pairs:
+            a.close()
+            b.close()
+
+
 def test_admission_waits_for_evicted_connections_to_end_before_evicting_more() -> None:
     conns = _conns.Connections(1, idle_timeout=60)
     conns.slack = 1
