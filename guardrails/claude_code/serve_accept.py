@@ -3,12 +3,14 @@
 socketserver accepts on the thread that runs ``serve_forever`` and hands each connection
 to another thread: a wake-up of that thread on every new connection's path. Here the
 thread that accepts a connection serves it, then accepts again while fewer than
-``acceptors`` threads accept. On Linux three threads accept at once, each waiting in its
-own epoll with ``EPOLLEXCLUSIVE``, so the kernel wakes one of them per connection, and a
-client that connects for every call is served with no other thread woken at all.
-Elsewhere one thread accepts at a time (leader/follower). Whoever takes the last
-accepting place hands it to another pool thread (woken off the connection's path)
-before serving, so hooks that run long never leave the server deaf.
+``acceptors`` threads accept. On Linux (5.7 and later) three threads accept at once, each
+waiting in an epoll with ``EPOLLEXCLUSIVE``, so the kernel wakes one of them per
+connection, and a client that connects for every call is served with no other thread
+woken at all. Elsewhere one thread accepts at a time (leader/follower). Whoever takes the
+last accepting place hands it to another pool thread (woken off the connection's path)
+before serving, so hooks that run long never leave the server deaf. The epolls go with
+the places, not the threads: at most three exist, however many connections are served.
+A poll that times out still tries to accept, so a lost wake-up costs one poll.
 
 Admission (the cap, evictions, a 503 when every connection is busy) runs on the
 accepting thread. The thread that calls ``serve_forever`` only waits for ``shutdown``;
