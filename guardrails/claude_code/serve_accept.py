@@ -230,9 +230,10 @@ class LeaderAccept:
         return waiter
 
     def _no_epoll_said(self, exc: OSError) -> None:
-        if not self._no_epoll:
+        with self._lock:  # several threads may fail at once: one says it
+            said, self._no_epoll = self._no_epoll, True
+        if not said:
             _log.warning("hookrails serve: cannot wait for connections (%s); trying again", exc)
-        self._no_epoll = True
         time.sleep(self._poll)  # the next appointment, no sooner
 
     def _take(self, waiter: Any) -> tuple[Any, Any] | None:

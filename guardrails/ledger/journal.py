@@ -146,10 +146,13 @@ def append_line(target: str, data: bytes, *, fsync: bool = False) -> int:
         try:
             if _flock is not None and not _share(fd, target):
                 continue  # taken meanwhile: append to the file now at the path
+            # asked before writing: with two writers at a new file, the first to write saw
+            # it empty (after, each may see the other's line too and neither sync the name)
+            fresh = fsync and os.fstat(fd).st_size == 0
             written = os.write(fd, data)
             if fsync:
                 os.fsync(fd)
-                if os.fstat(fd).st_size == written:  # this line made the file: its name too
+                if fresh:  # this line made the file: its name too
                     _sync_folder(target)
             return written
         finally:

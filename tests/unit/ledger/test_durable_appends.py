@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import sqlite3
 import stat
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -77,6 +79,35 @@ def test_a_durable_line_is_synced_with_its_folder_when_it_made_the_file(
         if "dir" in inodes:
             assert inodes["dir"] == os.stat(os.path.dirname(target)).st_ino
     assert kinds == expected
+
+
+@pytest.mark.parametrize("write", [_journal, _spool], ids=["journal", "spool"])
+def test_two_writers_making_a_file_at_once_sync_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write: Callable[[str, bool], str]
+) -> None:
+    """Each sees the other's line after its own write: who made the file is asked before
+    writing, so one of them syncs the folder (a slow fsync widens the window, as a disk's
+    does)."""
+    real = os.fsync
+    seen: list[str] = []
+
+    def slow_fsync(fd: int) -> None:
+        folder = stat.S_ISDIR(os.fstat(fd).st_mode)
+        seen.append("dir" if folder else "file")
+        if not folder:
+            time.sleep(0.005)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", slow_fsync)
+    for n in range(10):
+        path = str(tmp_path / f"ledger{n}.db")
+        seen.clear()
+        writers = [threading.Thread(target=write, args=(path, True)) for _ in range(2)]
+        for t in writers:
+            t.start()
+        for t in writers:
+            t.join()
+        assert seen.count("file") == 2 and "dir" in seen, (n, seen)
 
 
 def test_a_folder_that_cannot_be_synced_still_takes_the_line(
