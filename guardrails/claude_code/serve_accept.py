@@ -88,6 +88,7 @@ class LeaderAccept:
         self._no_leader.set()
         self._lock = threading.Lock()
         self._accepting = 0  # threads accepting, or handed the accepting and starting
+        self._in_service = 0  # threads serving a connection they accepted
         self._unappointed = False  # the last appointment failed (said once)
         self._no_epoll = False  # the last epoll could not be made (said once)
         #: the epolls of accepting places given up with nobody to take them (at most
@@ -151,11 +152,11 @@ class LeaderAccept:
 
     def thread_stats(self) -> dict[str, int]:
         """The pool's threads: how many, how many serve a connection, and how many accept
-        (busy to the pool, but serving nothing)."""
+        (busy to the pool, but serving nothing; a place handed on counts before its thread
+        runs)."""
         stats = self.pool.stats()
         with self._lock:
-            accepting = self._accepting
-        busy = max(0, stats["busy"] - accepting)
+            accepting, busy = self._accepting, self._in_service
         return {"threads": stats["threads"], "busy": busy, "accepting": accepting}
 
     def shutdown(self) -> None:
@@ -201,7 +202,13 @@ class LeaderAccept:
                 if taken is None:
                     return
                 counted, waiter = False, None  # the place (and epoll) went on: _pass_on
-                self.process_request_thread(*taken)
+                with self._lock:
+                    self._in_service += 1
+                try:
+                    self.process_request_thread(*taken)
+                finally:
+                    with self._lock:
+                        self._in_service -= 1
                 counted, waiter = self._rejoin()
                 if not counted:
                     return
