@@ -20,13 +20,12 @@ loopback needs a bearer token (``make_server`` refuses without one unless
 Threads. Each connection is served by the thread of ``serve_pool.Pool`` that accepted
 it (``serve_accept``; warm threads, more on demand; HTTP/1.1 keep-alive, so a warm
 client pays no connect cost), which reads a request and decides its event itself.
-At the deadline the app's watchdog writes the answer for it (``_late``: the
-failure policy's, with ``Connection: close``) while the thread stays in the hook;
-such a connection still counts against the cap until its hook returns.
-Connections are capped and each request has a deadline to arrive
-(``serve_connections``: slow or idle clients cannot take every thread); a
-connection over the cap when all are busy is answered 503 at once, and Claude
-Code then fails by the ``onFailure: block`` that ``install`` writes.
+At the deadline the app's watchdog writes the answer for it (``_late``: the failure
+policy's, with ``Connection: close``) while the thread stays in the hook; such a
+connection still counts against the cap until its hook returns. Connections are capped
+and each request has a deadline to arrive (``serve_connections``: slow or idle clients
+cannot take every thread); a connection over the cap when all are busy is answered 503
+at once, and Claude Code then fails by the ``onFailure: block`` that ``install`` writes.
 """
 
 from __future__ import annotations
@@ -604,6 +603,7 @@ class HookServer(LeaderAccept, ThreadingHTTPServer):
         in flight finish their answers (a few seconds at most), then stop."""
         self.stop_accepting(1.0)
         super().server_close()
+        self._close_leading()
         self._shutdown_open(socket.SHUT_RD)
         self.app.close()
         self.pool.close()

@@ -22,6 +22,7 @@ contract is socketserver's: ``shutdown()`` returns once no thread accepts, a
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -97,10 +98,36 @@ class LeaderAccept:
         self._poll = 0.1
         #: how many threads accept at once (more than one only with exclusive wake-ups)
         self.acceptors = EXCLUSIVE_ACCEPTORS if exclusive_wakeups() else 1
+        #: a byte here wakes every epoll at once when accepting stops (not at its next poll)
+        self._stopping: tuple[int, int] | None = None
+        if self.acceptors > 1:
+            self._stopping = os.pipe()
+            for fd in self._stopping:
+                os.set_blocking(fd, False)
+
+    def _close_leading(self) -> None:
+        """For ``server_close``: the stop pipe's descriptors."""
+        with self._lock:  # never a write into a descriptor closed (and reused) meanwhile
+            stopping, self._stopping = self._stopping, None
+            for fd in stopping or ():
+                os.close(fd)
+
+    def _say_stop(self) -> None:
+        """Wake the threads waiting in their epolls: accepting stops."""
+        with self._lock, contextlib.suppress(OSError):  # full: an earlier stop woke all
+            if self._stopping is not None:
+                os.write(self._stopping[1], b"x")
+
+    def _unsay_stop(self) -> None:
+        """Empty the stop pipe, so the next ``serve_forever`` waits again."""
+        if self._stopping is not None:
+            with contextlib.suppress(OSError):  # empty
+                while os.read(self._stopping[0], 512):
+                    pass
 
     def serve_forever(self, poll_interval: float = 0.1) -> None:
         """Serve until ``shutdown()``; it returns within ``poll_interval`` of it (the
-        accepting threads' wait)."""
+        accepting threads' wait; at once when they wait in epolls)."""
         self._stopped.clear()
         try:
             self._poll = poll_interval
@@ -121,6 +148,7 @@ class LeaderAccept:
                 waiter.close()
         finally:
             self._serving = False
+            self._unsay_stop()
             self._stop = False
             self._wake.clear()
             self._stopped.set()
@@ -162,6 +190,7 @@ class LeaderAccept:
     def shutdown(self) -> None:
         """Stop ``serve_forever`` and wait until it returned (nobody accepts any more)."""
         self._stop = True
+        self._say_stop()
         self._wake.set()
         self._stopped.wait()
 
@@ -169,6 +198,7 @@ class LeaderAccept:
         """For ``server_close``: nobody accepts past ``wait`` seconds (a thread waiting to
         accept leaves at its next poll), so the listening socket is closed under nobody."""
         self._stop = True
+        self._say_stop()
         self._no_leader.wait(wait)
 
     def _leave(self) -> None:
@@ -229,6 +259,8 @@ class LeaderAccept:
             return None
         try:
             waiter.register(self.socket.fileno(), select.EPOLLIN | select.EPOLLEXCLUSIVE)
+            if self._stopping is not None:
+                waiter.register(self._stopping[0], select.EPOLLIN)
         except OSError as exc:
             waiter.close()
             self._no_epoll_said(exc)

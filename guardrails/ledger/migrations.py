@@ -92,15 +92,22 @@ def _migration_files(dialect: str = "sqlite") -> list[tuple[re.Match[str], Path]
 
 
 def migrations(dialect: str = "sqlite") -> list[Migration]:
-    """Forward-only migrations from ``ledger/migrations/NNNN_name.sql``, in order."""
-    found = [
-        Migration(int(m.group(1)), m.group(2), path.read_text(encoding="utf-8"))
-        for m, path in _migration_files(dialect)
-    ]
+    """Forward-only migrations from ``ledger/migrations/NNNN_name.sql``, in order (read
+    once a process: they are this package's files)."""
+    found = _READ.get(("migrations", dialect))
+    if found is None:
+        found = _READ["migrations", dialect] = tuple(
+            Migration(int(m.group(1)), m.group(2), path.read_text(encoding="utf-8"))
+            for m, path in _migration_files(dialect)
+        )
     numbers = [m.number for m in found]
     if numbers != list(range(1, len(found) + 1)):
         raise LedgerError(f"migrations are not numbered 0001.. without gaps: {numbers}")
-    return found
+    return list(found)
+
+
+#: what :func:`migrations`, :func:`views` and :func:`_split` read, by what they read it for
+_READ: dict[tuple[str, str], tuple[Any, ...]] = {}
 
 
 def latest_version(dialect: str = "sqlite") -> int:
@@ -128,12 +135,16 @@ def views(dialect: str = "sqlite") -> list[tuple[str, str]]:
     (:data:`_READ_BY_VIEWS`), then by name."""
     from pathlib import Path
 
-    folder = Path(dialect_folder("views", dialect))
-    if not folder.is_dir():
+    found = _READ.get(("views", dialect))
+    if found is None and not os.path.isdir(dialect_folder("views", dialect)):
         return []
-    names = sorted(e[:-4] for e in os.listdir(folder) if e.endswith(".sql"))
-    names.sort(key=lambda name: name not in _READ_BY_VIEWS)
-    return [(name, (folder / f"{name}.sql").read_text(encoding="utf-8")) for name in names]
+    if found is None:
+        folder = Path(dialect_folder("views", dialect))
+        names = sorted(e[:-4] for e in os.listdir(folder) if e.endswith(".sql"))
+        names.sort(key=lambda name: name not in _READ_BY_VIEWS)
+        read = [(name, (folder / f"{name}.sql").read_text(encoding="utf-8")) for name in names]
+        found = _READ["views", dialect] = tuple(read)
+    return list(found)
 
 
 def statements(script: str) -> Iterator[str]:
@@ -152,6 +163,15 @@ def statements(script: str) -> Iterator[str]:
         ln.strip().startswith("--") or not ln.strip() for ln in buf.splitlines()
     ):
         raise LedgerError(f"incomplete SQL statement: {buf.strip()[:60]!r}")
+
+
+def _split(script: str) -> tuple[str, ...]:
+    """:func:`statements` of ``script``, split once a process (a suite or a server that
+    makes many new files would split every script for each)."""
+    found = _READ.get(("split", script))
+    if found is None:
+        found = _READ["split", script] = tuple(statements(script))
+    return found
 
 
 def apply_migrations(conn: sqlite3.Connection) -> None:
@@ -173,7 +193,7 @@ def apply_migrations(conn: sqlite3.Connection) -> None:
                     f"CREATE TABLE {_MIGRATIONS_TABLE} "
                     "(number INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
                 )
-            for stmt in statements(migration.sql):
+            for stmt in _split(migration.sql):
                 conn.execute(stmt)
             conn.execute(
                 f"INSERT INTO {_MIGRATIONS_TABLE} (number, name, applied_at) VALUES (?, ?, ?)",
@@ -195,7 +215,7 @@ def _create_views(conn: sqlite3.Connection) -> None:
     (opening an up-to-date file never reads these files)."""
     for name, sql in views():
         conn.execute(f"DROP VIEW IF EXISTS {name}")
-        for stmt in statements(sql):
+        for stmt in _split(sql):
             conn.execute(stmt)
 
 

@@ -403,3 +403,32 @@ def test_several_threads_accept_only_on_kernels_that_wake_one_reliably(
     _several_only()
     monkeypatch.setattr(os, "uname", lambda: SimpleNamespace(release=release))
     assert serve_accept.exclusive_wakeups() is several
+
+
+def test_shutdown_wakes_the_threads_waiting_to_accept(ledger_path: str) -> None:
+    """Threads waiting in their epolls are woken when accepting stops: a long poll interval
+    does not hold ``shutdown`` up, ``serve_forever`` runs again, and ``server_close``
+    leaves no descriptor behind."""
+    _several_only()
+    before = _waits()
+    server = make_server(_guard(ledger_path), port=0)
+    try:
+        for n in range(2):
+            runner = threading.Thread(target=server.serve_forever, args=(60.0,), daemon=True)
+            runner.start()
+            assert _accepting(server, server.acceptors)
+            assert blocks(_fresh(server, pre("rm -rf build", call=f"toolu_wake{n}")))
+            stopper = threading.Thread(target=server.shutdown, daemon=True)
+            stopper.start()
+            stopper.join(WAIT)  # well before the 60 s poll
+            runner.join(WAIT)
+            assert not stopper.is_alive() and not runner.is_alive()
+    finally:
+        server.server_close()
+    assert _waits() == before
+
+
+def _waits() -> int:
+    """The pipes and epolls this process holds open."""
+    kinds = ("pipe:", "anon_inode:[eventpoll]")
+    return sum(1 for fd in os.listdir("/proc/self/fd") if _link(fd).startswith(kinds))

@@ -258,6 +258,33 @@ def test_each_migration_runs_in_its_own_transaction(
     assert value(ledger_path, "SELECT count(*) FROM sqlite_master WHERE name = 'half_done'") == 0
 
 
+def test_the_migrations_are_read_once_and_handed_out_as_copies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that makes many new files (a suite, a server with many ledgers) reads and
+    splits the SQL once; a caller that changes the list it got changes nobody else's."""
+    from guardrails.ledger import migrations as mig
+
+    mig.migrations()
+    mig.views()
+    reads: list[str] = []
+    real = Path.read_text
+
+    def read_text(self: Path, *args: Any, **kwargs: Any) -> str:
+        reads.append(self.name)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", read_text)
+    for n in range(3):
+        Ledger(str(tmp_path / f"new{n}.db")).close()
+    assert [r for r in reads if r.endswith(".sql")] == []
+    got = mig.migrations()
+    got.clear()
+    views = mig.views()
+    views.clear()
+    assert len(mig.migrations()) == mig.latest_version() and mig.views()
+
+
 def test_checked_in_schema_sql_matches_the_migrations() -> None:
     checked_in = (Path(SQL_DIR) / "schema.sql").read_text(encoding="utf-8")
     assert checked_in == schema_sql(), (
