@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -226,21 +227,32 @@ def test_what_a_killed_process_journaled_is_imported_by_the_next_one(
     assert _bare(path) == [(f"k{i}", "deny", "denied") for i in range(3)]
 
 
-def test_a_file_deleted_under_the_writer_gets_the_imported_records_again(
+@pytest.fixture
+def watched(
     tmp_path: Path, definition: AgentDefinition, monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> Iterator[tuple[Path, Ledger, Guard]]:
+    """A write-behind ledger whose file is looked at after every commit (the tests of a
+    file deleted under it); closed at the end if the test did not close it first."""
     monkeypatch.setattr("guardrails.ledger.sqlite_watch._INTERVAL", 0.0)
     path = tmp_path / "ledger.db"
     ledger, guard = _behind(path, definition)
     try:
-        guard.emit_sync(_pre("rm -rf a", "t1"))
-        assert ledger._behind is not None
-        ledger._behind.import_now()
-        _lose_the_file(path)
-        guard.emit_sync(_pre("rm -rf b", "t2"))
-        ledger._behind.import_now()  # noticed before the import: into the file at the path
+        yield path, ledger, guard
     finally:
         ledger.close()
+
+
+def test_a_file_deleted_under_the_writer_gets_the_imported_records_again(
+    watched: tuple[Path, Ledger, Guard],
+) -> None:
+    path, ledger, guard = watched
+    guard.emit_sync(_pre("rm -rf a", "t1"))
+    assert ledger._behind is not None
+    ledger._behind.import_now()
+    _lose_the_file(path)
+    guard.emit_sync(_pre("rm -rf b", "t2"))
+    ledger._behind.import_now()  # noticed before the import: into the file at the path
+    ledger.close()
     assert _bare(path) == [("t2", "deny", "denied")]
 
 
@@ -253,34 +265,26 @@ def test_a_delay_that_makes_no_sense_is_refused(
 
 
 def test_a_file_deleted_while_a_batch_was_imported_gets_the_batch_again(
-    tmp_path: Path, definition: AgentDefinition, monkeypatch: pytest.MonkeyPatch
+    watched: tuple[Path, Ledger, Guard], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("guardrails.ledger.sqlite_watch._INTERVAL", 0.0)
-    path = tmp_path / "ledger.db"
-    ledger, guard = _behind(path, definition)
-    try:
-        guard.emit_sync(_pre("rm -rf a", "t1"))
-        guard.emit_sync(_pre("rm -rf b", "t2"))
-        _import_now_and_lose_the_file(ledger, monkeypatch)
-    finally:
-        ledger.close()
+    path, ledger, guard = watched
+    guard.emit_sync(_pre("rm -rf a", "t1"))
+    guard.emit_sync(_pre("rm -rf b", "t2"))
+    _import_now_and_lose_the_file(ledger, monkeypatch)
+    ledger.close()
     assert _bare(path) == [("t1", "deny", "denied"), ("t2", "deny", "denied")]
 
 
 def test_a_store_write_after_the_file_was_deleted_keeps_what_it_imported(
-    tmp_path: Path, definition: AgentDefinition, monkeypatch: pytest.MonkeyPatch
+    watched: tuple[Path, Ledger, Guard],
 ) -> None:
     """Not the thread: the halt's own write imports the journaled deny first. That import
     follows the file too, so the deny is in the file now at the path."""
-    monkeypatch.setattr("guardrails.ledger.sqlite_watch._INTERVAL", 0.0)
-    path = tmp_path / "ledger.db"
-    ledger, guard = _behind(path, definition)
-    try:
-        guard.emit_sync(_pre("rm -rf a", "t1"))  # journaled
-        _lose_the_file(path)
-        guard.emit_sync(_pre("halt now", "t2"))  # takes the store, which imports t1 first
-    finally:
-        ledger.close()
+    path, ledger, guard = watched
+    guard.emit_sync(_pre("rm -rf a", "t1"))  # journaled
+    _lose_the_file(path)
+    guard.emit_sync(_pre("halt now", "t2"))  # takes the store, which imports t1 first
+    ledger.close()
     assert [c[0] for c in _bare(path)] == ["t1", "t2"]
 
 
@@ -348,29 +352,25 @@ def test_appends_from_many_threads_never_fail_on_the_doorbell(
 
 
 def test_a_batch_that_fell_back_to_one_by_one_is_kept_once_for_a_moved_file(
-    tmp_path: Path, definition: AgentDefinition, monkeypatch: pytest.MonkeyPatch
+    watched: tuple[Path, Ledger, Guard], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A line SQLite refuses sends the batch back one record at a time; the file is then
     found gone. The records imported are written again into the new file once each: the
     batch's rolled-back run is not kept (its hook runs were written twice)."""
     import json
 
-    monkeypatch.setattr("guardrails.ledger.sqlite_watch._INTERVAL", 0.0)
-    path = tmp_path / "ledger.db"
-    ledger, guard = _behind(path, definition)
-    try:
-        guard.emit_sync(_pre("rm -rf a", "t1"))
-        guard.emit_sync(_pre("rm -rf b", "t2"))
-        work = journal_path(str(path))
-        with open(work, encoding="utf-8") as fh:
-            record = json.loads(fh.readline())
-        record["ops"] = [op for op in record["ops"] if op[0] == "pre"]
-        record["ops"][0][1][4], record["ops"][0][1][5] = "bad", ["not", "bindable"]
-        with open(work, "a", encoding="utf-8") as fh:  # a tool name SQLite cannot bind
-            fh.write(json.dumps(record) + "\n")
-        _import_now_and_lose_the_file(ledger, monkeypatch)
-    finally:
-        ledger.close()
+    path, ledger, guard = watched
+    guard.emit_sync(_pre("rm -rf a", "t1"))
+    guard.emit_sync(_pre("rm -rf b", "t2"))
+    work = journal_path(str(path))
+    with open(work, encoding="utf-8") as fh:
+        record = json.loads(fh.readline())
+    record["ops"] = [op for op in record["ops"] if op[0] == "pre"]
+    record["ops"][0][1][4], record["ops"][0][1][5] = "bad", ["not", "bindable"]
+    with open(work, "a", encoding="utf-8") as fh:  # a tool name SQLite cannot bind
+        fh.write(json.dumps(record) + "\n")
+    _import_now_and_lose_the_file(ledger, monkeypatch)
+    ledger.close()
     conn = sqlite3.connect(path)
     try:
         runs = conn.execute(
