@@ -222,28 +222,14 @@ def refresh(
             time.sleep(_PAUSE)
 
 
-#: a call the rollups already summed (finished, at or below the mark)
-_SUMMED = (
-    "SELECT 1 FROM tool_calls WHERE session_id = ? AND tool_call_id = ? AND status != 'pending' "
-    "AND id <= (SELECT last_id FROM rollup_marks WHERE name = 'tool_calls')"
-)
-
-
-def changes_summed(conn: sqlite3.Connection, ops: list[Op]) -> bool:
-    """Whether the record ``ops`` (named operations) would change a call the rollups have
-    summed: a spooled or journaled record met again upserts a row off the hot path."""
-    calls = [(p[0], p[4]) for name, p in ops if name in ("pre", "post") and len(p) > 4]
-    if not calls or not has_rollups(conn):
-        return False
-    return any(conn.execute(_SUMMED, call).fetchone() is not None for call in calls)
-
-
-def any_changes_summed(conn: sqlite3.Connection, batch: list[list[Op]]) -> bool:
-    """:func:`changes_summed` for a batch of records about to run together, asked before
-    any runs: one query per 400 calls (a call the batch starts is new, so not summed).
-    Asked one by one, a call pending at the mark that the batch finishes and then touches
-    again would empty the rollups; asked here it does not, and needs not: a call pending
-    at the mark stays in ``rollup_pending``, so the views count it as it ends up."""
+def changes_summed(conn: sqlite3.Connection, batch: list[list[Op]]) -> bool:
+    """Whether running the records of ``batch`` (each a list of named operations) would
+    change a call the rollups have summed (finished, at or below the mark): a spooled or
+    journaled record met again upserts a row off the hot path. One query per 400 calls,
+    asked before any record runs (a call the batch starts is new, so not summed). Asked
+    record by record, a call pending at the mark that the batch finishes and then touches
+    again would empty the rollups; asked for the batch it does not, and needs not: a call
+    pending at the mark stays in ``rollup_pending``, so the views count it as it ends up."""
     calls = list(
         dict.fromkeys(
             (p[0], p[4])

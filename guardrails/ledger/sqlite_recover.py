@@ -71,7 +71,7 @@ def import_records(
         ops = escape_ops(ops)
         conn.execute("SAVEPOINT import_record")
         try:  # a malformed record fails its check as it would fail its statements
-            summed = changes_summed(conn, ops) or summed
+            summed = changes_summed(conn, [ops]) or summed
             execute(conn, ops)
         except _RECORD_ERRORS:
             conn.execute("ROLLBACK TO import_record")
@@ -96,14 +96,14 @@ def _all_at_once(
     """Every record on one savepoint, the rollups asked once (the usual case: all of them
     import): two statements a record fewer than a savepoint each. None when one cannot
     be imported: rolled back, and the records go one by one."""
-    from .rollup import any_changes_summed, invalidate
+    from .rollup import changes_summed, invalidate
 
     if any(ops is None for _, ops, _ in records):
         return None
     conn.execute("SAVEPOINT import_batch")
     try:
         batch = [escape_ops(ops) for _, ops, _ in records if ops is not None]
-        summed = any_changes_summed(conn, batch)
+        summed = changes_summed(conn, batch)
         for i, ops in enumerate(batch, 1):
             execute(conn, ops)
             if not i % 8:  # let other threads in (a server's answers wait otherwise)

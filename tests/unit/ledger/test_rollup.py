@@ -208,7 +208,7 @@ def test_a_batch_is_judged_as_its_records_one_by_one(
     batch = [[_post(call, "error")] for call in calls]
     conn = sqlite3.connect(path)
     try:
-        one_by_one = any(rollup.changes_summed(conn, ops) for ops in batch)
-        assert rollup.any_changes_summed(conn, batch) is one_by_one is summed
+        one_by_one = any(rollup.changes_summed(conn, [ops]) for ops in batch)
+        assert rollup.changes_summed(conn, batch) is one_by_one is summed
     finally:
         conn.close()
