@@ -13,6 +13,7 @@ with SQLite's: both dialects have the same migration names (:func:`check_dialect
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sqlite3
@@ -94,20 +95,19 @@ def _migration_files(dialect: str = "sqlite") -> list[tuple[re.Match[str], Path]
 def migrations(dialect: str = "sqlite") -> list[Migration]:
     """Forward-only migrations from ``ledger/migrations/NNNN_name.sql``, in order (read
     once a process: they are this package's files)."""
-    found = _READ.get(("migrations", dialect))
-    if found is None:
-        found = _READ["migrations", dialect] = tuple(
-            Migration(int(m.group(1)), m.group(2), path.read_text(encoding="utf-8"))
-            for m, path in _migration_files(dialect)
-        )
+    found = _read_migrations(dialect)
     numbers = [m.number for m in found]
     if numbers != list(range(1, len(found) + 1)):
         raise LedgerError(f"migrations are not numbered 0001.. without gaps: {numbers}")
     return list(found)
 
 
-#: what :func:`migrations`, :func:`views` and :func:`_split` read, by what they read it for
-_READ: dict[tuple[str, str], tuple[Any, ...]] = {}
+@functools.cache
+def _read_migrations(dialect: str) -> tuple[Migration, ...]:
+    return tuple(
+        Migration(int(m.group(1)), m.group(2), path.read_text(encoding="utf-8"))
+        for m, path in _migration_files(dialect)
+    )
 
 
 def latest_version(dialect: str = "sqlite") -> int:
@@ -132,19 +132,20 @@ def check_dialects() -> None:
 
 def views(dialect: str = "sqlite") -> list[tuple[str, str]]:
     """``(name, SQL)`` of every view in ``sql/views``: the views others read first
-    (:data:`_READ_BY_VIEWS`), then by name."""
+    (:data:`_READ_BY_VIEWS`), then by name (read once a process)."""
+    return list(_read_views(dialect))
+
+
+@functools.cache
+def _read_views(dialect: str) -> tuple[tuple[str, str], ...]:
     from pathlib import Path
 
-    found = _READ.get(("views", dialect))
-    if found is None and not os.path.isdir(dialect_folder("views", dialect)):
-        return []
-    if found is None:
-        folder = Path(dialect_folder("views", dialect))
-        names = sorted(e[:-4] for e in os.listdir(folder) if e.endswith(".sql"))
-        names.sort(key=lambda name: name not in _READ_BY_VIEWS)
-        read = [(name, (folder / f"{name}.sql").read_text(encoding="utf-8")) for name in names]
-        found = _READ["views", dialect] = tuple(read)
-    return list(found)
+    folder = Path(dialect_folder("views", dialect))
+    if not folder.is_dir():
+        return ()
+    names = sorted(e[:-4] for e in os.listdir(folder) if e.endswith(".sql"))
+    names.sort(key=lambda name: name not in _READ_BY_VIEWS)
+    return tuple((name, (folder / f"{name}.sql").read_text(encoding="utf-8")) for name in names)
 
 
 def statements(script: str) -> Iterator[str]:
@@ -165,13 +166,11 @@ def statements(script: str) -> Iterator[str]:
         raise LedgerError(f"incomplete SQL statement: {buf.strip()[:60]!r}")
 
 
+@functools.cache
 def _split(script: str) -> tuple[str, ...]:
     """:func:`statements` of ``script``, split once a process (a suite or a server that
     makes many new files would split every script for each)."""
-    found = _READ.get(("split", script))
-    if found is None:
-        found = _READ["split", script] = tuple(statements(script))
-    return found
+    return tuple(statements(script))
 
 
 def apply_migrations(conn: sqlite3.Connection) -> None:
