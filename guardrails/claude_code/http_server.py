@@ -50,7 +50,7 @@ from . import serve_connections as _conns
 from .failure_policy import encode_bytes
 from .http_decider import DEFAULT_WORKERS, MAX_BODY, ServeApp
 from .relay import refusal as relay_refusal
-from .serve_accept import LeaderAccept
+from .serve_accept import PoolAccept
 from .serve_pool import Pool, PoolClosed
 
 if TYPE_CHECKING:
@@ -505,7 +505,7 @@ def _limit(query: str) -> int | None:
     return n if 1 <= n <= 1000 else None
 
 
-class HookServer(LeaderAccept, ThreadingHTTPServer):
+class HookServer(PoolAccept, ThreadingHTTPServer):
     """The HTTP server: ``serve_forever()``, ``shutdown()``, ``server_close()``; ``url``.
     At most ``max_connections`` connections (each with its thread, the one that accepted
     it: ``serve_accept``), plus a few being evicted (``slack``): see :meth:`admit`.
@@ -535,7 +535,7 @@ class HookServer(LeaderAccept, ThreadingHTTPServer):
         if ":" in host.strip("[]"):
             self.address_family = socket.AF_INET6
         size = min(workers, max_connections)
-        self._init_leading()
+        self._init_accepting()
         # the connections' threads, and those that accept (serve_accept)
         self.pool = Pool(size, max_threads=max_connections + self.conns.slack + self.acceptors)
         super().__init__((host.strip("[]"), port), _Handler)  # closes the pool if it fails
@@ -603,7 +603,7 @@ class HookServer(LeaderAccept, ThreadingHTTPServer):
         in flight finish their answers (a few seconds at most), then stop."""
         self.stop_accepting(1.0)
         super().server_close()
-        self._close_leading()
+        self._close_accepting()
         self._shutdown_open(socket.SHUT_RD)
         self.app.close()
         self.pool.close()

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from .serve_pool import Pool, PoolClosed
 
-__all__ = ["LeaderAccept", "exclusive_wakeups"]
+__all__ = ["PoolAccept", "exclusive_wakeups"]
 
 _log = logging.getLogger("guardrails.serve")
 
@@ -73,20 +73,20 @@ def _linux_release() -> tuple[int, int]:
     return (int(found.group(1)), int(found.group(2))) if found else (0, 0)
 
 
-class LeaderAccept:
+class PoolAccept:
     """``serve_forever``/``shutdown`` for a socketserver whose pool threads accept (see the
     module); the server gives ``admit(request) -> bool`` (False: refused, closed)."""
 
     socket: socket.socket
     pool: Pool
 
-    def _init_leading(self) -> None:
+    def _init_accepting(self) -> None:
         self._stop = False
         self._serving = False  # serve_forever runs: a thread that served may accept again
         self._wake = threading.Event()  # shutdown() asked
         self._stopped = threading.Event()  # serve_forever returned
-        self._no_leader = threading.Event()  # nobody accepts (set while not serving)
-        self._no_leader.set()
+        self._nobody_accepts = threading.Event()  # nobody accepts (set while not serving)
+        self._nobody_accepts.set()
         self._lock = threading.Lock()
         self._accepting = 0  # threads accepting, or handed the accepting and starting
         self._in_service = 0  # threads serving a connection they accepted
@@ -105,7 +105,7 @@ class LeaderAccept:
             for fd in self._stopping:
                 os.set_blocking(fd, False)
 
-    def _close_leading(self) -> None:
+    def _close_accepting(self) -> None:
         """For ``server_close``: the stop pipe's descriptors."""
         with self._lock:  # never a write into a descriptor closed (and reused) meanwhile
             stopping, self._stopping = self._stopping, None
@@ -120,10 +120,9 @@ class LeaderAccept:
 
     def _unsay_stop(self) -> None:
         """Empty the stop pipe, so the next ``serve_forever`` waits again."""
-        if self._stopping is not None:
-            with contextlib.suppress(OSError):  # empty
-                while os.read(self._stopping[0], 512):
-                    pass
+        with self._lock, contextlib.suppress(OSError):  # empty
+            while self._stopping is not None and os.read(self._stopping[0], 512):
+                pass
 
     def serve_forever(self, poll_interval: float = 0.1) -> None:
         """Serve until ``shutdown()``; it returns within ``poll_interval`` of it (the
@@ -136,12 +135,12 @@ class LeaderAccept:
             with self._lock:
                 self._serving = True
             while not self._stop:
-                if self._no_leader.is_set() and not self._appoint():
+                if self._nobody_accepts.is_set() and not self._appoint():
                     break  # the pool is closed: the server is stopping
                 self._wake.wait(poll_interval)  # a loop: a signal's exception gets through
             with self._lock:
                 self._serving = False
-            self._no_leader.wait()
+            self._nobody_accepts.wait()
             with self._lock:
                 spares, self._spares = self._spares, []
             for waiter in spares:
@@ -161,7 +160,7 @@ class LeaderAccept:
             wanted = max(self.acceptors - self._accepting, 0)
             self._accepting += wanted
             if self._accepting:
-                self._no_leader.clear()
+                self._nobody_accepts.clear()
         failed = False
         for n in range(wanted):
             try:
@@ -199,14 +198,14 @@ class LeaderAccept:
         accept leaves at its next poll), so the listening socket is closed under nobody."""
         self._stop = True
         self._say_stop()
-        self._no_leader.wait(wait)
+        self._nobody_accepts.wait(wait)
 
     def _leave(self) -> None:
         """This thread's accepting place is given up."""
         with self._lock:
             self._accepting -= 1
             if self._accepting <= 0:
-                self._no_leader.set()
+                self._nobody_accepts.set()
 
     def _rejoin(self) -> tuple[bool, Any]:
         """After serving: accept again while fewer than ``acceptors`` do; with the epoll
@@ -215,7 +214,7 @@ class LeaderAccept:
             if self._stop or not self._serving or self._accepting >= self.acceptors:
                 return False, None
             self._accepting += 1
-            self._no_leader.clear()
+            self._nobody_accepts.clear()
             return True, self._spares.pop() if self._spares else None
 
     def _lead(self, waiter: Any = None) -> None:
