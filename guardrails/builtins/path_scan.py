@@ -10,8 +10,10 @@ and answers three questions besides "is this path protected":
   paths it does not name under a directory (``tar -x``, ``find -delete``,
   ``grep -rl | xargs sed -i``): an existing protected file or folder there,
   or a sample matching the names it is limited to;
-* ``held``: which protected path a deleted or moved directory holds (looked up
-  two levels down).
+* ``held``: which protected path a deleted or moved directory holds, at any depth:
+  the places the globs name outright (the project's ``.git``, its Claude settings,
+  the guard's own files) looked up however deep they are, then a walk of the
+  directory, ``CAP`` when it holds more entries than the guard may look through.
 """
 
 from __future__ import annotations
@@ -24,18 +26,32 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Final
 
-__all__ = ["CAP", "PathRules", "Roots"]
+__all__ = ["CAP", "HELD_LIMIT", "Budget", "PathRules", "Roots"]
 
 #: the project root, or several (the first is the project's; see ``ProtectPaths``)
 Roots = str | tuple[str, ...]
 
 #: entries a directory walk looks at before giving up
 _WALK_LIMIT: Final = 5000
+#: entries the walks of one command's deleted or moved folders look at, in all (a
+#: build or cache folder passes; a whole home directory does not)
+HELD_LIMIT: Final = 50_000
 CAP: Final = "\x00cap"  # a walk that gave up: the answer is not known
 
 
+class Budget:
+    """Entries walks may still look at, shared by the walks of one command so that
+    ``rm -rf *`` over many folders costs one budget, not one per folder."""
+
+    __slots__ = ("left", "limit")
+
+    def __init__(self, entries: int | None = None) -> None:
+        self.limit = HELD_LIMIT if entries is None else entries
+        self.left = self.limit
+
+
 class _PathRule:
-    __slots__ = ("dir_prefix", "name_re", "negate", "rules", "samples", "source")
+    __slots__ = ("dir_prefix", "head", "name_re", "negate", "rules", "samples", "source")
 
     def __init__(self, source: str) -> None:
         from ..definition.matchers import ArgRule
@@ -58,10 +74,33 @@ class _PathRule:
         self.dir_prefix = body[:-3] if body.endswith("/**") and "*" not in body[:-3] else None
         self.name_re = None if last == "**" else re.compile(fnmatch.translate(last), re.I)
         self.samples = _samples(body)
+        self.head = None if self.negate else _head(body)
 
     def matches(self, path: str, anchor: str) -> bool:
         """``path``: absolute and normalised; ``anchor``: where relative globs start."""
         return any(r.matches_absolute(path, anchor) for r in self.rules)
+
+
+def _head(glob: str) -> str | None:
+    """The place a glob names outright: its literal folders before the first wildcard
+    (``.git/**`` -> ``.git``, ``.claude/settings*.json`` -> ``.claude``), or the whole
+    path when it has none; ``None`` for a glob that may match at any depth (``**/.env*``)."""
+    from ..definition.matchers import literal_prefix
+
+    prefix = literal_prefix(glob)
+    if prefix == glob:
+        return glob.rstrip("/") or "/"
+    if glob.startswith("**"):
+        return None
+    return prefix.rpartition("/")[0] if "/" in prefix else ""
+
+
+def _resolved(path: str) -> str:
+    """Where a link leads; the link itself when it cannot be followed (``/proc/1/cwd``)."""
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        return path
 
 
 def _samples(glob: str) -> list[str]:
@@ -81,7 +120,7 @@ def _samples(glob: str) -> list[str]:
 class PathRules:
     """The protected globs, compiled once."""
 
-    __slots__ = ("name_rules", "rules")
+    __slots__ = ("name_rules", "names_re", "rules")
 
     def __init__(self, globs: Sequence[str]) -> None:
         self.rules: list[_PathRule] = []
@@ -93,6 +132,14 @@ class PathRules:
             except ValueError as exc:
                 raise ValueError(f"paths[{i}]: {exc}") from None
         self.name_rules = [r for r in self.rules if r.name_re is not None and not r.negate]
+        #: every name rule's last part in one pattern: what a walk asks of each entry
+        self.names_re = (
+            re.compile(
+                "|".join(f"(?:{r.name_re.pattern})" for r in self.name_rules if r.name_re), re.I
+            )
+            if self.name_rules
+            else None
+        )
 
     def protected_by(self, path: str, root: Roots, cwd: str | None = None) -> str | None:
         """The glob that protects ``path`` (absolute, or relative to ``cwd``, default the
@@ -101,10 +148,14 @@ class PathRules:
         roots = (root,) if isinstance(root, str) else root
         base = posixpath.normpath(os.path.abspath(cwd or roots[0]))
         lexical = posixpath.normpath(posixpath.join(base, path))
-        real = os.path.realpath(lexical)
-        for anchor in roots:
-            anchor = posixpath.normpath(os.path.abspath(anchor))
-            for candidate, where in ((lexical, anchor), (real, os.path.realpath(anchor))):
+        places = [(posixpath.normpath(os.path.abspath(a)), os.path.realpath(a)) for a in roots]
+        return self._verdict(lexical, os.path.realpath(lexical), places)
+
+    def _verdict(self, lexical: str, real: str, places: list[tuple[str, str]]) -> str | None:
+        """:meth:`protected_by` of a path as written and resolved, the anchors as given
+        and resolved: the last rule that matches decides (a ``!glob`` lets a path go)."""
+        for anchor, real_anchor in places:
+            for candidate, where in ((lexical, anchor), (real, real_anchor)):
                 verdict: str | None = None
                 for rule in self.rules:
                     if rule.matches(candidate, where):
@@ -170,9 +221,32 @@ class PathRules:
                 return self._walk(where, names, "all", root, depth=None, give_up=True)
         return None
 
-    def held(self, where: str, root: Roots) -> tuple[str, str] | None:
-        """A protected path inside directory ``where`` (two levels down), or ``None``."""
-        return self._walk(where, None, "all", root, depth=2, give_up=False)
+    def held(self, where: str, root: Roots, budget: Budget | None = None) -> tuple[str, str] | None:
+        """A protected path inside directory ``where``, at any depth: ``(glob, path)``,
+        ``(CAP, where)`` when it holds more entries than ``budget`` lets the walk look
+        at, or ``None``. The places the globs name outright are looked up first, so
+        deleting a folder far above the project still finds its ``.git``."""
+        if not os.path.isdir(where) or os.path.islink(where):
+            return None
+        where = posixpath.normpath(where)
+        inside = where.rstrip("/") + "/"
+        budget = budget or Budget()
+        anchors = (root,) if isinstance(root, str) else root
+        for rule in self.rules:
+            if rule.head is None:
+                continue
+            for anchor in anchors:
+                head = posixpath.normpath(posixpath.join(anchor, posixpath.expanduser(rule.head)))
+                if not (head == where or head.startswith(inside)) or not os.path.lexists(head):
+                    continue
+                glob = self.protected_by(head, root)
+                if glob is not None:
+                    return glob, head
+                if head != where:
+                    found = self._walk(head, None, "all", root, None, True, budget=budget)
+                    if found is not None:
+                        return found if found[0] != CAP else (CAP, where)
+        return self._walk(where, None, "all", root, depth=None, give_up=True, budget=budget)
 
     def inside(
         self, where: str, root: Roots, skip: Callable[[str], bool] | None = None
@@ -191,48 +265,60 @@ class PathRules:
         depth: int | None,
         give_up: bool,
         skip: Callable[[str], bool] | None = None,
+        budget: Budget | None = None,
     ) -> tuple[str, str] | None:
         if not os.path.isdir(where) or os.path.islink(where):
             return None
+        budget = budget or Budget(_WALK_LIMIT)
         anchors = (root,) if isinstance(root, str) else root
+        places = [(posixpath.normpath(os.path.abspath(a)), os.path.realpath(a)) for a in anchors]
         dirs = tuple(
-            posixpath.normpath(posixpath.join(a, posixpath.expanduser(r.dir_prefix))) + "/"
+            posixpath.normpath(posixpath.join(base, posixpath.expanduser(r.dir_prefix))) + "/"
             for r in self.rules
-            for a in anchors
+            for place in places
+            for base in dict.fromkeys(place)
             if r.dir_prefix is not None and not r.negate
         )
         every = any(r.name_re is None and r.dir_prefix is None for r in self.rules)
-        queue: deque[tuple[str, int]] = deque([(where, 0)])
-        seen = 0
+        named = self.names_re
+        dots, git = hidden in ("none", "tracked"), hidden == "nogit"
+        # below ``where`` the walk goes only through real folders (never a link to one):
+        # an entry's resolved path is the folder's, joined with its name, unless it is a link
+        lexical_top = posixpath.normpath(os.path.abspath(where))
+        queue: deque[tuple[str, str, int]] = deque([(lexical_top, os.path.realpath(where), 0)])
         while queue:
-            folder, level = queue.popleft()
+            folder, real_folder, level = queue.popleft()
             try:
                 entries = list(os.scandir(folder))
             except OSError:
                 continue
+            if len(entries) > budget.left:  # this folder alone spends what is left
+                budget.left = -1
+                return (CAP, where) if give_up else None
+            budget.left -= len(entries)
+            lexical_in = folder.rstrip("/") + "/"
+            real_in = real_folder.rstrip("/") + "/"
+            deeper = depth is None or level + 1 < depth
             for entry in entries:
-                seen += 1
-                if seen > _WALK_LIMIT:
-                    return (CAP, where) if give_up else None
                 name = entry.name
-                if (hidden in ("none", "tracked") and name.startswith(".")) or (
-                    hidden == "nogit" and name == ".git"
-                ):
+                if (dots and name[0] == ".") or (git and name == ".git"):
                     continue
                 if skip is not None and skip(name):
                     continue
                 is_dir = entry.is_dir(follow_symlinks=False)
-                wanted = names is None or any(fnmatch.fnmatch(name, n) for n in names)
-                maybe = (
+                path = lexical_in + name
+                link = not is_dir and entry.is_symlink()
+                real = _resolved(path) if link else real_in + name
+                if (names is None or any(fnmatch.fnmatch(name, n) for n in names)) and (
                     every
-                    or is_dir
-                    or (entry.path + "/").startswith(dirs)
-                    or any(r.name_re.fullmatch(name) for r in self.name_rules if r.name_re)
-                )
-                if wanted and maybe:
-                    glob = self.protected_by(entry.path, root)
+                    or link
+                    or (path + "/").startswith(dirs)
+                    or (real + "/").startswith(dirs)
+                    or (named is not None and named.fullmatch(name) is not None)
+                ):
+                    glob = self._verdict(path, real, places)
                     if glob is not None:
-                        return glob, entry.path
-                if is_dir and (depth is None or level + 1 < depth):
-                    queue.append((entry.path, level + 1))
+                        return glob, path
+                if is_dir and deeper:
+                    queue.append((path, real, level + 1))
         return None

@@ -37,7 +37,7 @@ from typing import Any, Final
 
 from ..definition.matchers import BUILTIN_PRIMARY_ARGS
 from ..results import HookResult
-from .path_scan import CAP, PathRules, Roots
+from .path_scan import CAP, Budget, PathRules, Roots
 from .shell.classify import Command, Intent, classify, command_of
 from .shell.expand import any_case
 from .shell.project import check_opaque, git_top, project_root
@@ -67,6 +67,12 @@ _DEFAULT_HINT: Final = (
 _TARGET_HINT: Final = (
     "Name the file plainly in the command (no variable, substitution or unknown `cd` in "
     "front of it), so the guard can see which file it changes."
+)
+
+
+_HELD_HINT: Final = (
+    "Delete or move a smaller folder, whose entries the guard can look through, or ask the "
+    "user to remove this one."
 )
 
 
@@ -257,13 +263,14 @@ class ProtectPaths:
 
     def _shell(self, intent: Intent, command: str, cwd: str, root: Roots) -> Iterator[_Hit]:
         holes = intent.holes
+        budget = Budget()  # for what the folders this line deletes or moves hold
         for reason in intent.opaque:
             yield from self._named(_WORD_RE.findall(command), cwd, root, None, holes)
             yield _Hit("", "", None, holes, reason)
         for cmd in intent.commands:
             base = _base(cmd, cwd, holes, root)
             for target in cmd.targets:
-                for hit in self._target(target, base, cmd, holes, root):
+                for hit in self._target(target, base, cmd, holes, root, budget):
                     if cmd.speculative and hit.opaque is None:
                         hit.opaque = Opaque(
                             f"{_display(cmd, holes)} is spelled out in the arguments of a "
@@ -283,7 +290,9 @@ class ProtectPaths:
                 for target in cmd.targets:
                     full = posixpath.join(base or cwd, posixpath.expanduser(target))
                     if not HOLE_RE.search(full) and os.path.isdir(full):
-                        yield from self._target(posixpath.join(full, name), base, cmd, holes, root)
+                        yield from self._target(
+                            posixpath.join(full, name), base, cmd, holes, root, budget
+                        )
             if cmd.mentions:
                 yield from self._named(cmd.mentions, base or cwd, root, cmd, holes)
             if cmd.opaque and not cmd.speculative:
@@ -309,7 +318,13 @@ class ProtectPaths:
                 yield _Hit(path, glob, cmd, holes)
 
     def _target(
-        self, target: str, base: str | None, cmd: Command, holes: Sequence[Hole], root: Roots
+        self,
+        target: str,
+        base: str | None,
+        cmd: Command,
+        holes: Sequence[Hole],
+        root: Roots,
+        budget: Budget,
     ) -> Iterator[_Hit]:
         target = fill_holes(target, holes, _first(root), fd="/dev/fd/63")
         if base is None and not target.startswith(("/", "~")):
@@ -323,9 +338,15 @@ class ProtectPaths:
                 if glob is not None:
                     yield _Hit(full, glob, cmd, holes)
                 elif _CHANGES_DIRS & cmd.kinds:  # a folder deleted or moved, with what it holds
-                    found = self._rules.held(full, root)
-                    if found is not None:
+                    found = self._rules.held(full, root, budget)
+                    if found is not None and found[0] != CAP:
                         yield _Hit(found[1], found[0], cmd, holes)
+                    elif found is not None:
+                        why = (
+                            f"{_shown(full, _first(root))} holds more than {budget.limit:,} "
+                            "entries, too many to look through for protected paths"
+                        )
+                        yield _Hit(full, "", cmd, holes, Opaque(why, _HELD_HINT))
             return
         yield from self._unknown(target, where, cmd, holes, root)
 

@@ -89,6 +89,24 @@ CASES: list[Evasion] = [
     *group(
         "delete",
         _V,
+        "del-project-ancestor",
+        "a folder above the project, however far: the project's .git and secrets go with it",
+        [
+            "rm -rf ../..",
+            "rm -rf ../../",
+            "rm -r -f -- ../..",
+            "rm -rf @ROOT@/../..",
+            "rm -rf ~+/../..",
+            "cd ../.. && rm -rf *",
+            "cd ..; cd ..; rm -rf ./*",
+            "find ../.. -mindepth 1 -delete",
+            "mv ../.. ../../../moved-away",
+            "rm -rf ../../../..",
+        ],
+    ),
+    *group(
+        "delete",
+        _V,
         "del-find",
         "find deletes what it walks: -delete, -exec rm, -execdir, find | xargs rm",
         [

@@ -1,0 +1,154 @@
+"""``protect_paths`` on a folder deleted or moved with what it holds: at any depth, far above
+the project, and past what the guard can look through.
+
+Each denied case is also executed with ``bash`` in its own throwaway tree, to prove the
+command really removes the protected file the guard stands for: a deny that guards
+nothing would pass the first half alone. Every command stays inside ``tmp_path``: the
+project is three folders down and no case climbs more than two.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from guardrails.builtins import ProtectPaths, path_scan, protect_paths
+from tests._guards import build_guard
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """``tmp_path/work/team/project``: a repo, a secret at its top and one four levels down,
+    code, and a package folder of a hundred files that holds no secret."""
+    root = tmp_path / "work" / "team" / "project"
+    (root / ".git").mkdir(parents=True)
+    (root / ".git" / "config").write_text("[core]\n", encoding="utf-8")
+    (root / ".env").write_text("TOKEN=x\n", encoding="utf-8")
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("print(1)\n", encoding="utf-8")
+    deep = root / "services" / "api" / "config"
+    deep.mkdir(parents=True)
+    (deep / ".env").write_text("DB=x\n", encoding="utf-8")
+    lib = root / "node_modules" / "pkg" / "lib"
+    lib.mkdir(parents=True)
+    for i in range(100):
+        (lib / f"m{i}.js").write_text("", encoding="utf-8")
+    return root
+
+
+def decide(project: Path, command: str, hook: object = protect_paths) -> tuple[str, str]:
+    guard = build_guard([hook], cwd=project, ledger=False)
+    command = command.replace("@TOP@", str(project.parents[2]))
+    d = guard.sync.pre_tool_use("Bash", {"command": command})
+    return d.decision, d.reason or ""
+
+
+#: (id, command run in the project, a protected file it removes, relative to the project)
+REMOVES = [
+    ("grandparent-named", "rm -rf ../../../work", ".git/config"),
+    ("grandparent-absolute", "rm -rf @TOP@/work", ".git/config"),
+    ("grandparent-pwd", "rm -rf ~+/../../../work/", ".env"),
+    ("grandparent-star", "cd ../.. && rm -rf *", ".git/config"),
+    ("grandparent-star-slash", "cd ../../ ; rm -r -f -- ./*", ".env"),
+    ("grandparent-moved", "mv ../../../work @TOP@/elsewhere", ".env"),
+    ("parent-moved", "mv ../../team @TOP@/elsewhere", ".git/config"),
+    ("four-levels-down", "rm -rf services", "services/api/config/.env"),
+    ("four-levels-down-moved", "mv services @TOP@/gone", "services/api/config/.env"),
+    ("three-levels-down", "rm -rf services/api", "services/api/config/.env"),
+]
+
+#: the same folders spelled ending in ``..``: GNU and BSD ``rm`` refuse such an operand and
+#: ``mv`` fails on it, but what the line asks for is the same, and other builds need not refuse
+ENDS_IN_DOTDOT = [
+    "rm -rf ../..",
+    "rm -rf ../../",
+    "rm -r -f -- ../..",
+    "rm -rf ~+/../..",
+    "mv .. x",
+]
+
+
+@pytest.mark.parametrize("command", ENDS_IN_DOTDOT)
+def test_a_folder_above_the_project_spelled_with_dotdot_is_denied(
+    project: Path, command: str
+) -> None:
+    decision, reason = decide(project, command)
+    assert decision == "deny" and "protected path" in reason, reason
+
+
+@pytest.mark.parametrize(("command", "removed"), [pytest.param(c, r, id=i) for i, c, r in REMOVES])
+def test_a_folder_holding_a_protected_path_at_any_depth_is_denied(
+    project: Path, command: str, removed: str
+) -> None:
+    decision, reason = decide(project, command)
+    assert decision == "deny", reason
+    assert "protected path" in reason and "cannot see" not in reason
+    # the proof: run it, and the protected file is gone from where it was
+    assert (project / removed).exists()
+    top = project.parents[2]
+    env = {"PATH": os.environ["PATH"], "HOME": str(top), "LC_ALL": "C"}
+    run = subprocess.run(
+        ["bash", "-c", command.replace("@TOP@", str(top))],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        timeout=20,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert not (project / removed).exists()
+    assert top.is_dir()  # nothing above the test's own folder was touched
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["rm -rf src", "rm -rf node_modules", "mv node_modules old_modules", "rm -rf node_modules/pkg"],
+)
+def test_a_folder_holding_no_protected_path_may_go(project: Path, command: str) -> None:
+    assert decide(project, command) == ("allow", "")
+
+
+def test_a_folder_too_large_to_look_through_is_not_seen(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(path_scan, "HELD_LIMIT", 50)
+    decision, reason = decide(project, "rm -rf node_modules")
+    assert decision == "deny"
+    assert "cannot see whether 'rm -rf node_modules' changes a protected path" in reason
+    assert "node_modules holds more than 50 entries" in reason
+    assert "ask the user to remove this one" in reason  # the hint: what to do instead
+    assert decide(project, "rm -rf node_modules", ProtectPaths(opaque="ask"))[0] == "ask"
+    assert decide(project, "rm -rf node_modules", ProtectPaths(opaque="allow"))[0] == "allow"
+
+
+def test_the_folders_of_one_command_share_what_the_guard_looks_through(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two folders of 60 entries each pass one by one under a limit of 100, not together."""
+    for name in ("a", "b"):
+        (project / name).mkdir()
+        for i in range(60):
+            (project / name / f"f{i}").write_text("", encoding="utf-8")
+    monkeypatch.setattr(path_scan, "HELD_LIMIT", 100)
+    assert decide(project, "rm -rf a")[0] == "allow"
+    assert decide(project, "rm -rf b")[0] == "allow"
+    decision, reason = decide(project, "rm -rf a b")
+    assert decision == "deny" and "holds more than 100 entries" in reason
+
+
+def test_a_place_the_globs_name_is_found_however_large_the_folder_above_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The project's ``.git`` under a folder the walk cannot finish: a plain deny naming it."""
+    monkeypatch.setattr(path_scan, "HELD_LIMIT", 1)
+    decision, reason = decide(project, "rm -rf ../..")
+    assert decision == "deny" and "changes .git, a protected path" in reason
+
+
+def test_a_link_to_a_folder_is_not_walked_through(project: Path, tmp_path: Path) -> None:
+    """Deleting a link deletes the link, not what it leads to."""
+    (project / "config-link").symlink_to(project / "services")
+    assert decide(project, "rm -rf config-link") == ("allow", "")
