@@ -26,13 +26,17 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Final
 
-__all__ = ["CAP", "HELD_LIMIT", "Budget", "PathRules", "Roots"]
+__all__ = ["CAP", "HELD_LIMIT", "PACKAGE_FOLDERS", "Budget", "PathRules", "Roots"]
 
 #: the project root, or several (the first is the project's; see ``ProtectPaths``)
 Roots = str | tuple[str, ...]
 
 #: entries a directory walk looks at before giving up
 _WALK_LIMIT: Final = 5000
+#: folders a package manager fills, whose files are the packages' own: a deleted folder's
+#: walk does not look inside them (a virtualenv's ``certifi/cacert.pem`` is no secret of the
+#: project, and nothing the guard lets an agent write can put one there)
+PACKAGE_FOLDERS: Final = frozenset({"node_modules", "site-packages", "dist-packages"})
 #: entries the walks of one command's deleted or moved folders look at, in all (a
 #: build or cache folder passes; a whole home directory does not)
 HELD_LIMIT: Final = 50_000
@@ -93,6 +97,10 @@ def _head(glob: str) -> str | None:
     if glob.startswith("**"):
         return None
     return prefix.rpartition("/")[0] if "/" in prefix else ""
+
+
+def _package_folder(name: str) -> bool:
+    return name in PACKAGE_FOLDERS
 
 
 def _resolved(path: str) -> str:
@@ -221,6 +229,34 @@ class PathRules:
                 return self._walk(where, names, "all", root, depth=None, give_up=True)
         return None
 
+    def named_folders(
+        self, where: str, names: Sequence[str], hidden: str, budget: Budget
+    ) -> list[str] | None:
+        """The folders under ``where``, at any depth, whose names match ``names``: what
+        ``find -name`` or ``ls -d`` lists for ``rm -rf`` or ``mv`` to take whole; ``None``
+        when there are more entries than ``budget`` lets the walk look at."""
+        found: list[str] = []
+        dots, git = hidden in ("none", "tracked"), hidden == "nogit"
+        queue = deque([posixpath.normpath(where)])
+        while queue:
+            folder = queue.popleft()
+            try:
+                entries = [e for e in os.scandir(folder) if e.is_dir(follow_symlinks=False)]
+            except OSError:
+                continue
+            budget.left -= len(entries)
+            if budget.left < 0:
+                return None
+            for entry in entries:
+                name = entry.name
+                if (dots and name.startswith(".")) or (git and name == ".git"):
+                    continue
+                if any(fnmatch.fnmatch(name, n) for n in names):
+                    found.append(entry.path)
+                else:
+                    queue.append(entry.path)
+        return found
+
     def held(self, where: str, root: Roots, budget: Budget | None = None) -> tuple[str, str] | None:
         """A protected path inside directory ``where``, at any depth: ``(glob, path)``,
         ``(CAP, where)`` when it holds more entries than ``budget`` lets the walk look
@@ -243,10 +279,12 @@ class PathRules:
                 if glob is not None:
                     return glob, head
                 if head != where:
-                    found = self._walk(head, None, "all", root, None, True, budget=budget)
+                    found = self._walk(head, None, "all", root, None, True, None, budget)
                     if found is not None:
                         return found if found[0] != CAP else (CAP, where)
-        return self._walk(where, None, "all", root, depth=None, give_up=True, budget=budget)
+        return self._walk(
+            where, None, "all", root, None, True, _package_folder, budget, packages=True
+        )
 
     def inside(
         self, where: str, root: Roots, skip: Callable[[str], bool] | None = None
@@ -266,9 +304,13 @@ class PathRules:
         give_up: bool,
         skip: Callable[[str], bool] | None = None,
         budget: Budget | None = None,
+        packages: bool = False,
     ) -> tuple[str, str] | None:
+        """``packages``: ``skip`` leaves out folders only (a file may have any name)."""
         if not os.path.isdir(where) or os.path.islink(where):
             return None
+        if packages and not PACKAGE_FOLDERS.isdisjoint(posixpath.normpath(where).split("/")):
+            return None  # a package folder, or a package in one
         budget = budget or Budget(_WALK_LIMIT)
         anchors = (root,) if isinstance(root, str) else root
         places = [(posixpath.normpath(os.path.abspath(a)), os.path.realpath(a)) for a in anchors]
@@ -292,9 +334,9 @@ class PathRules:
                 entries = list(os.scandir(folder))
             except OSError:
                 continue
-            if len(entries) > budget.left:  # this folder alone spends what is left
-                budget.left = -1
-                return (CAP, where) if give_up else None
+            over = len(entries) > budget.left  # looked at as far as the budget goes
+            if over:
+                entries = entries[: max(budget.left, 0)]
             budget.left -= len(entries)
             lexical_in = folder.rstrip("/") + "/"
             real_in = real_folder.rstrip("/") + "/"
@@ -303,9 +345,9 @@ class PathRules:
                 name = entry.name
                 if (dots and name[0] == ".") or (git and name == ".git"):
                     continue
-                if skip is not None and skip(name):
-                    continue
                 is_dir = entry.is_dir(follow_symlinks=False)
+                if skip is not None and (is_dir or not packages) and skip(name):
+                    continue
                 path = lexical_in + name
                 link = not is_dir and entry.is_symlink()
                 real = _resolved(path) if link else real_in + name
@@ -321,4 +363,7 @@ class PathRules:
                         return glob, path
                 if is_dir and deeper:
                     queue.append((path, real, level + 1))
+            if over:
+                budget.left = -1
+                return (CAP, where) if give_up else None
         return None

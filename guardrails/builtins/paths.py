@@ -328,7 +328,7 @@ class ProtectPaths:
     ) -> Iterator[_Hit]:
         target = fill_holes(target, holes, _first(root), fd="/dev/fd/63")
         if base is None and not target.startswith(("/", "~")):
-            yield from self._unknown(target, None, cmd, holes, root)
+            yield from self._unknown(target, None, cmd, holes, root, budget)
             return
         where = base or _first(root)
         if HOLE_RE.search(target) is None:
@@ -338,20 +338,35 @@ class ProtectPaths:
                 if glob is not None:
                     yield _Hit(full, glob, cmd, holes)
                 elif _CHANGES_DIRS & cmd.kinds:  # a folder deleted or moved, with what it holds
-                    found = self._rules.held(full, root, budget)
-                    if found is not None and found[0] != CAP:
-                        yield _Hit(found[1], found[0], cmd, holes)
-                    elif found is not None:
-                        why = (
-                            f"{_shown(full, _first(root))} holds more than {budget.limit:,} "
-                            "entries, too many to look through for protected paths"
-                        )
-                        yield _Hit(full, "", cmd, holes, Opaque(why, _HELD_HINT))
+                    yield from self._held(_changed(where, path, full), cmd, holes, root, budget)
             return
-        yield from self._unknown(target, where, cmd, holes, root)
+        yield from self._unknown(target, where, cmd, holes, root, budget)
+
+    def _held(
+        self, folders: list[str], cmd: Command, holes: Sequence[Hole], root: Roots, budget: Budget
+    ) -> Iterator[_Hit]:
+        """The first protected path one of ``folders`` (deleted or moved) holds."""
+        for folder in folders:
+            found = self._rules.held(folder, root, budget)
+            if found is not None and found[0] != CAP:
+                yield _Hit(found[1], found[0], cmd, holes)
+                return
+            if found is not None:
+                why = (
+                    f"{_shown(folder, _first(root))} holds more than {budget.limit:,} "
+                    "entries, too many to look through for protected paths"
+                )
+                yield _Hit(folder, "", cmd, holes, Opaque(why, _HELD_HINT))
+                return
 
     def _unknown(
-        self, target: str, where: str | None, cmd: Command, holes: Sequence[Hole], root: Roots
+        self,
+        target: str,
+        where: str | None,
+        cmd: Command,
+        holes: Sequence[Hole],
+        root: Roots,
+        budget: Budget,
     ) -> Iterator[_Hit]:
         """A target with parts the guard cannot know (``where=None``: nor its directory)."""
         found = [
@@ -364,7 +379,14 @@ class ProtectPaths:
         first = HOLE_RE.search(path)
         if where is not None and listing and not unknown and first is not None:
             parent = posixpath.dirname(path[: first.start()] + "x")
-            hit = self._rules.under(parent, listing[0].names, listing[0].hidden, root)
+            names, hidden = listing[0].names, listing[0].hidden
+            hit = self._rules.under(parent, names, hidden, root)
+            if hit is None and names is not None and _CHANGES_DIRS & cmd.kinds:
+                folders = self._rules.named_folders(parent, names, hidden, budget)
+                if folders is not None:  # listed folders go whole, with what they hold
+                    yield from self._held(folders, cmd, holes, root, budget)
+                    return
+                hit = (CAP, parent)
             if hit is not None and hit[0] != CAP:
                 yield _Hit(hit[1], hit[0], cmd, holes)
             elif hit is not None:
@@ -414,6 +436,32 @@ def _base(cmd: Command, cwd: str, holes: Sequence[Hole], root: Roots) -> str | N
     if HOLE_RE.search(where):
         return None
     return posixpath.normpath(posixpath.join(cwd, posixpath.expanduser(where)))
+
+
+def _changed(where: str, path: str, full: str) -> list[str]:
+    """The folders deleting or moving ``path`` (relative to ``where``; ``full``, normalised)
+    reaches: ``full``; where the kernel finds it, when ``..`` follows a link (``cfg/../x`` goes
+    up from the link's target, not from ``cfg``'s folder); and what a link written with a
+    trailing slash leads to (``rm -rf link/`` empties the folder it points at)."""
+    raw = posixpath.join(where, path)
+    head, name = posixpath.split(raw.rstrip("/") or "/")
+    found = [full]
+    if ".." in raw.split("/"):
+        physical = _real(raw) if name in ("", ".", "..") else posixpath.join(_real(head), name)
+        if physical not in found:
+            found.append(physical)
+    if raw.endswith(("/", "/.")) and os.path.islink(raw.rstrip("/.") or "/"):
+        followed = _real(raw)
+        if followed not in found:
+            found.append(followed)
+    return found
+
+
+def _real(path: str) -> str:
+    try:
+        return os.path.realpath(path)
+    except OSError:  # a link that cannot be followed: as written
+        return posixpath.normpath(path)
 
 
 def computed_reason(cmd: Command, shown: str) -> str:

@@ -241,7 +241,8 @@ _CALLS: Final[dict[str, list[tuple[str, str]]]] = {
             r"rmdir|rename|replace|open|symlink_to|hardlink_to|chmod)",
             "pathobj",
         ),
-        (r"\bos\.(?:rename|replace|symlink|link)|\bshutil\.(?:copy\w*|move)", "write2"),
+        (r"\bos\.(?:rename|replace)|\bshutil\.move", "move2"),
+        (r"\bos\.(?:symlink|link)|\bshutil\.copy\w*", "write2"),
         (r"\burlretrieve|\bwget\.download", "write2"),
     ],
     "js": [
@@ -260,9 +261,12 @@ _CALLS: Final[dict[str, list[tuple[str, str]]]] = {
             "write",
         ),
         (
-            r"\b(?:renameSync|rename|copyFileSync|copyFile|symlinkSync|linkSync|cpSync|"
-            r"moveSync|copySync)",
+            r"\b(?:copyFileSync|copyFile|symlinkSync|linkSync|cpSync|copySync)",
             "write2",
+        ),
+        (
+            r"\b(?:renameSync|rename|moveSync|move)\b",
+            "move2",
         ),
     ],
     "pl": [
@@ -271,7 +275,8 @@ _CALLS: Final[dict[str, list[tuple[str, str]]]] = {
         (r"\b(?:rmtree|remove_tree)\b", "delete"),
         (r"\bopen\b", "open_pl"),
         (r"\b(?:unlink|truncate|rmdir)\b", "write"),
-        (r"\b(?:rename|copy|move|symlink|link)\b", "write2"),
+        (r"\b(?:rename|move)\b", "move2"),
+        (r"\b(?:copy|symlink|link)\b", "write2"),
         (r"\bgetstore\b|\bmirror\b", "write2"),
     ],
     "rb": [
@@ -284,7 +289,8 @@ _CALLS: Final[dict[str, list[tuple[str, str]]]] = {
             "write",
         ),
         (r"\bFile\.open", "open"),
-        (r"\b(?:File\.rename|FileUtils\.(?:mv|cp|ln_s|ln))", "write2"),
+        (r"\b(?:File\.rename|FileUtils\.mv)", "move2"),
+        (r"\bFileUtils\.(?:cp|ln_s|ln)", "write2"),
     ],
     "php": [
         (r"\b(?:system|exec|shell_exec|passthru|popen|proc_open)\b", "shell"),
@@ -292,14 +298,15 @@ _CALLS: Final[dict[str, list[tuple[str, str]]]] = {
         (r"\b(?:include|require)(?:_once)?\b", "exec"),
         (r"\b(?:file_put_contents|unlink|rmdir)\b", "write"),
         (r"\bfopen\b", "open"),
-        (r"\b(?:rename|copy|symlink|link)\b", "write2"),
+        (r"\brename\b", "move2"),
+        (r"\b(?:copy|symlink|link)\b", "write2"),
     ],
     "lua": [
         (r"\bos\.execute|\bio\.popen", "shell"),
         (r"\b(?:loadstring|load|dofile)\b", "exec"),
         (r"\bos\.remove", "write"),
         (r"\bio\.open", "open"),
-        (r"\bos\.rename", "write2"),
+        (r"\bos\.rename", "move2"),
     ],
     "r": [
         (r"\bsystem\b", "shell"),
@@ -470,8 +477,9 @@ def scan(lang: str, code: str) -> Scan:
         for m in regex.finditer(code):
             if any(s <= m.start() < e for s, e in inside):
                 continue  # the name inside a string
-            if role == "pathobj":
-                _record(out, "write", [_value(m.group(1), lang) or "\uf8fd"])
+            if role == "pathobj":  # a folder renamed or removed goes with what it holds
+                moves = m.group(0).endswith(("rename", "replace", "rmdir"))
+                _record(out, "delete" if moves else "write", [_value(m.group(1), lang) or "\uf8fd"])
                 continue
             if role == "ps_delete":
                 tail = code[m.end() : m.end() + 200]
@@ -566,6 +574,10 @@ def _role(out: Scan, role: str, args: list[str], lang: str, code: str) -> None:
             _record(out, "write", [_value(first, lang)])
     elif role == "write2":
         values = [_value(a, lang) for a in args[:2]]
+        _record(out, "write", values[1:] if len(values) > 1 else [None])
+    elif role == "move2":  # the source leaves its place, with what a folder holds
+        values = [_value(a, lang) for a in args[:2]]
+        _record(out, "delete", values[:1])
         _record(out, "write", values[1:] if len(values) > 1 else [None])
 
 
