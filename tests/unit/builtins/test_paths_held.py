@@ -10,8 +10,10 @@ project is three folders down and no case climbs more than two.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -95,6 +97,9 @@ REMOVES = [
         "services/api/config/.env",
     ),
     ("perl-rename", 'perl -e \'rename "services", "gone"\'', "services/api/config/.env"),
+    # programs that take a folder away while doing something else
+    ("zip-move", "zip -rmq @TOP@/a.zip services", "services/api/config/.env"),
+    ("gio-move", "gio move services @TOP@/s", "services/api/config/.env"),
 ]
 
 #: the same folders spelled ending in ``..``: GNU and BSD ``rm`` refuse such an operand and
@@ -116,7 +121,15 @@ def test_a_folder_above_the_project_spelled_with_dotdot_is_denied(
     assert decision == "deny" and "protected path" in reason, reason
 
 
-@pytest.mark.parametrize(("command", "removed"), [pytest.param(c, r, id=i) for i, c, r in REMOVES])
+def _case(name: str, command: str, removed: str) -> Any:
+    program = command.split()[0]  # zip and gio may be missing; the rest are everywhere
+    missing = pytest.mark.skipif(
+        program in ("zip", "gio") and shutil.which(program) is None, reason=f"no {program} here"
+    )
+    return pytest.param(command, removed, id=name, marks=missing)
+
+
+@pytest.mark.parametrize(("command", "removed"), [_case(*case) for case in REMOVES])
 def test_a_folder_holding_a_protected_path_at_any_depth_is_denied(
     project: Path, command: str, removed: str
 ) -> None:
@@ -216,3 +229,19 @@ def test_a_package_folder_holding_the_project_is_still_denied(project: Path) -> 
     inner = moved / "team" / "project"
     decision, reason = decide(inner, f"rm -rf {moved}")
     assert decision == "deny" and ".git" in reason
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("git stash -a", "deny"),  # ignored files too, as git clean -x: the .env goes
+        ("git stash push --all", "deny"),
+        ("git stash push -u -- services", "deny"),
+        ("git stash push -u -- src", "allow"),
+        ("git stash list", "allow"),
+    ],
+)
+def test_git_stash_taking_files_out_of_the_work_tree(
+    project: Path, command: str, decision: str
+) -> None:
+    assert decide(project, command)[0] == decision

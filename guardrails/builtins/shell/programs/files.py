@@ -64,6 +64,35 @@ CP: Final = _copier("file_write")
 MV: Final = _copier("move", moves=True)
 
 
+def _gio(args: list[str]) -> Effect:
+    """GIO's file commands: ``move``/``rename``/``remove``/``trash`` take their operands
+    away (a folder with what it holds), ``copy``/``save`` write their destination."""
+    sub, rest = (args[0], args[1:]) if args else ("", [])
+    if sub in ("move", "copy"):
+        return (MV if sub == "move" else CP)(rest)
+    if sub == "rename":
+        ops = split_opts(rest)[1]
+        return Effect("move", targets=ops[:1])
+    if sub in ("remove", "trash"):
+        return Effect("delete", targets=split_opts(rest)[1])
+    if sub == "save":
+        return Effect("file_write", targets=split_opts(rest)[1][:1])
+    if sub in (
+        "info",
+        "list",
+        "cat",
+        "tree",
+        "mime",
+        "monitor",
+        "mount",
+        "open",
+        "version",
+        "help",
+    ):
+        return Effect("read_only")
+    return Effect("unknown")
+
+
 def _install(args: list[str]) -> Effect:
     if any(a in ("-d", "--directory") for a in args):
         return _on_operands("file_write", "gmo", ("--group", "--mode", "--owner"))(args)
@@ -163,6 +192,15 @@ def _split(args: list[str]) -> Effect:
     return Effect("file_write", targets=[prefix + "aa", prefix + "*"])
 
 
+def _zip(args: list[str]) -> Effect:
+    """The archive is written; with ``-m`` (``--move``) the files put in it are deleted, a
+    folder with what it holds."""
+    opts, ops = split_opts(args, "bnitxP")
+    if has_opt(opts, "-m --move"):
+        return Effect("file_write", "delete", targets=ops)
+    return Effect("file_write", targets=ops[:1])
+
+
 def _compressor(args: list[str]) -> Effect:
     opts, ops = split_opts(args, "S", ("--suffix",))
     if has_opt(opts, "-c --stdout --to-stdout -t --test -l --list"):
@@ -196,7 +234,8 @@ HANDLERS: Final[dict[str, Handler]] = {
     "sort": _sort,
     "uniq": _uniq,
     "iconv": _iconv,
-    "zip": lambda args: Effect("file_write", targets=split_opts(args, "bnitxP")[1][:1]),
+    "zip": _zip,
+    "gio": _gio,
     **dict.fromkeys(
         word_set(
             """gzip gunzip bzip2 bunzip2 xz unxz zstd unzstd lz4 brotli compress uncompress lzma

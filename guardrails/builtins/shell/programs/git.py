@@ -193,6 +193,21 @@ def _git_clean(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
     return res
 
 
+def _git_stash(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
+    """``git stash -u`` takes untracked files out of the work tree, as ``git clean`` deletes
+    them (its paths, with what a folder holds); ``-a`` ignored ones too (``clean -x``)."""
+    action = first(ops) or "push"
+    if action in ("list", "show"):
+        return Effect("read_only")
+    if action not in ("push", "save") or not has_opt(opts, "-u --include-untracked -a --all"):
+        return Effect("git_mutation")
+    paths = ops[1:] if first(ops) in ("push", "save") else ops
+    res = Effect("git_mutation", "delete", targets=[p for p in paths if p != "--"])
+    if has_opt(opts, "-a --all"):
+        res.trees = [("delete", ".", None, "nogit")]
+    return res
+
+
 def _git_checkout(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
     """``git checkout [ref] -- paths`` / ``git restore paths`` overwrite those paths."""
     if not rest:
@@ -245,7 +260,7 @@ _GIT_SUBCOMMANDS: Final[dict[str, Callable[[list[str], Opts, list[str]], Effect]
     "branch": _git_branch,
     "tag": _git_tag,
     "config": _git_config,
-    "stash": _git_verbs("list show", default="push"),
+    "stash": _git_stash,
     "remote": _git_verbs("show get-url"),
     "reflog": _git_verbs("show", write="git_mutation", default="show"),
     "worktree": _git_verbs("list", default="list"),
