@@ -32,7 +32,7 @@ import os
 import posixpath
 import re
 import string
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from typing import Any, Final
 
 from ..definition.matchers import BUILTIN_PRIMARY_ARGS
@@ -92,6 +92,7 @@ def _literal(path: str) -> str:
 
 
 _GLOB_SPECIAL: Final = re.compile(r"[*?\[\]{}()!|@+\\]")
+_GLOB_CHARS: Final = re.compile(r"[*?\[]")
 
 
 class _Hit:
@@ -359,6 +360,36 @@ class ProtectPaths:
                 yield _Hit(folder, "", cmd, holes, Opaque(why, _HELD_HINT))
                 return
 
+    def _listed(
+        self,
+        parent: str,
+        listing: Hole,
+        cmd: Command,
+        holes: Sequence[Hole],
+        root: Roots,
+        budget: Budget,
+    ) -> Generator[_Hit, None, bool]:
+        """What the entries a listing names under ``parent`` reach (a generator whose
+        return value says whether it found something)."""
+        names, hidden = listing.names, listing.hidden
+        hit = self._rules.under(parent, names, hidden, root)
+        if hit is None and _CHANGES_DIRS & cmd.kinds:
+            folders = self._rules.named_folders(parent, names or ("*",), hidden, budget)
+            if folders is not None:  # listed folders go whole, with what they hold
+                found = list(self._held(folders, cmd, holes, root, budget))
+                yield from found
+                return bool(found)
+            hit = (CAP, parent)
+        if hit is not None and hit[0] != CAP:
+            yield _Hit(hit[1], hit[0], cmd, holes)
+        elif hit is not None:
+            why = (
+                f"the paths it changes under {_shown(parent, _first(root))} are not named, and "
+                "there are too many there to look through"
+            )
+            yield _Hit(parent, "", cmd, holes, Opaque(why, _TARGET_HINT))
+        return hit is not None
+
     def _unknown(
         self,
         target: str,
@@ -379,22 +410,25 @@ class ProtectPaths:
         first = HOLE_RE.search(path)
         if where is not None and listing and not unknown and first is not None:
             parent = posixpath.dirname(path[: first.start()] + "x")
-            names, hidden = listing[0].names, listing[0].hidden
-            hit = self._rules.under(parent, names, hidden, root)
-            if hit is None and names is not None and _CHANGES_DIRS & cmd.kinds:
-                folders = self._rules.named_folders(parent, names, hidden, budget)
-                if folders is not None:  # listed folders go whole, with what they hold
-                    yield from self._held(folders, cmd, holes, root, budget)
+            for folder in _glob.glob(parent)[:1000] if _GLOB_CHARS.search(parent) else [parent]:
+                hit = yield from self._listed(folder, listing[0], cmd, holes, root, budget)
+                if hit:
                     return
-                hit = (CAP, parent)
-            if hit is not None and hit[0] != CAP:
-                yield _Hit(hit[1], hit[0], cmd, holes)
-            elif hit is not None:
-                why = (
-                    f"the paths it changes under {_shown(parent, top)} are not named, and "
-                    "there are too many there to look through"
-                )
-                yield _Hit(parent, "", cmd, holes, Opaque(why, _TARGET_HINT))
+            return
+        if _CHANGES_DIRS & cmd.kinds and (where is None or HOLE_RE.match(target)):
+            # a folder deleted or moved from a place not known: it could be any folder
+            if where is None:
+                what = "the directory it runs in (after a `cd` the guard cannot follow)"
+            else:
+                hole = unknown[0] if unknown else found[0]
+                what = f"the value of `{hole.text}`" + (f" ({hole.why})" if hole.why else "")
+            verb = "deletes" if "delete" in cmd.kinds else "moves"
+            reason = Opaque(
+                f"{what} is not known, so the folder it {verb} could be any, with protected "
+                "paths inside",
+                _TARGET_HINT,
+            )
+            yield _Hit(path, "", cmd, holes, reason)
             return
         name = posixpath.basename(path)
         if name and not HOLE_RE.search(name):  # a protected name in plain sight

@@ -439,6 +439,10 @@ class _Parser(Lexer):
         args = [
             k for k, w in enumerate(words[1:], 1) if not (w.startswith(("-", "+")) and w != "-")
         ]
+        target = words[args[0]] if args else "~"
+        if "CDPATH" in self.s and not target.startswith(("/", "~", ".", "-")):
+            self.cwd = None  # the line sets CDPATH: `cd name` may go to any folder it lists
+            return
         if args and raw.shapes[args[0]] is not None:  # cd "$x": known after expansion
             self.state.cd_targets.append(raw)
             self.cwd = _join_cwd(self.cwd, f"{CD_MARK}{len(self.state.cd_targets) - 1}{CD_MARK}")

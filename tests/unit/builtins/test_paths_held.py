@@ -97,6 +97,15 @@ REMOVES = [
         "services/api/config/.env",
     ),
     ("perl-rename", 'perl -e \'rename "services", "gone"\'', "services/api/config/.env"),
+    # a folder in a place the guard cannot know: the worst case
+    ("pwd-prefix", 'rm -rf "$PWD/services"', "services/api/config/.env"),
+    ("pwd-command", 'rm -rf "$(pwd)/services"', "services/api/config/.env"),
+    ("previous-dir", "cd src && rm -rf ~-/services", "services/api/config/.env"),
+    ("cd-unknown", 'cd "$PWD/services" && rm -rf api', "services/api/config/.env"),
+    ("cdpath", "cd src && CDPATH=.. cd services && rm -rf api", "services/api/config/.env"),
+    # find following a link, ls listing folders for xargs
+    ("find-follows-link", "find -L cfg -delete", "services/api/config/.env"),
+    ("ls-listing-xargs", "ls -d serv* | xargs rm -rf", "services/api/config/.env"),
     # programs that take a folder away while doing something else
     ("zip-move", "zip -rmq @TOP@/a.zip services", "services/api/config/.env"),
     ("gio-move", "gio move services @TOP@/s", "services/api/config/.env"),

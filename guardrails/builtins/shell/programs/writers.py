@@ -37,10 +37,12 @@ def _find(args: list[str]) -> Effect:
     names: list[str] = []
     negated = mindepth = False
     i, n = 0, len(args)
+    follows = False  # -H/-L: a start path that is a link is the folder it leads to
     while i < n and args[i] in ("-H", "-L", "-P"):
+        follows = args[i] != "-P"
         i += 1
     while i < n and not args[i].startswith(("-", "(", "!")):
-        starts.append(args[i])
+        starts.append(args[i] + "/" if follows and not args[i].endswith("/") else args[i])
         i += 1
     starts = starts or ["."]
     deletes = False
