@@ -1,9 +1,11 @@
 """The PostgreSQL ledger's schema: ``sql/postgres/migrations`` and ``sql/postgres/views``.
 
 Numbered together with SQLite's (:func:`.migrations.check_dialects`), tracked in the
-same ``_hookrails_migrations`` table. Every migration runs in its own transaction
+same ``_hookrails_migrations`` table. The pending migrations run in one transaction
 holding a transaction-scoped advisory lock, so machines opening a new database at once
-apply each migration exactly once; the views are recreated with every migration.
+apply each migration exactly once, and a failure leaves the schema as it was (PostgreSQL's
+DDL is transactional). A new database takes a handful of round trips, not one per
+statement: the scripts go as one, and the views are recreated once, after the last.
 """
 
 from __future__ import annotations
@@ -38,23 +40,27 @@ def schema_version(conn: psycopg.Connection[Any]) -> int:
 def apply_migrations(conn: psycopg.Connection[Any]) -> None:
     """Bring the database to the latest schema (``conn`` is in autocommit mode)."""
     pending = migrations.migrations("postgres")
-    last = pending[-1].number if pending else 0
-    for migration in pending:
-        with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-            conn.execute(
-                f"CREATE TABLE IF NOT EXISTS {_TABLE} (number integer PRIMARY KEY, "
-                "name text NOT NULL, applied_at text NOT NULL)"
-            )
-            if schema_version(conn) >= migration.number:
-                continue
-            conn.execute(migration.sql.encode("utf-8"))  # a script: the simple protocol
-            conn.execute(
+    if not pending:
+        return
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+        conn.execute(
+            f"CREATE TABLE IF NOT EXISTS {_TABLE} (number integer PRIMARY KEY, "
+            "name text NOT NULL, applied_at text NOT NULL)"
+        )
+        version = schema_version(conn)
+        todo = [m for m in pending if m.number > version]
+        if not todo:
+            return  # another machine applied them while this one waited for the lock
+        script = "\n;\n".join(m.sql.rstrip().rstrip(";") for m in todo)  # a comment may end one
+        conn.execute(script.encode("utf-8"))  # a script: the simple protocol
+        at = iso_time(time.time())
+        with conn.cursor() as cur:
+            cur.executemany(
                 f"INSERT INTO {_TABLE} (number, name, applied_at) VALUES (%s, %s, %s)",
-                (migration.number, migration.name, iso_time(time.time())),
+                [(m.number, m.name, at) for m in todo],
             )
-            if migration.number != last:  # the views are written for the latest tables
-                continue
-            for name, sql in migrations.views("postgres"):
-                conn.execute(f"DROP VIEW IF EXISTS {name} CASCADE".encode())  # its readers follow
-                conn.execute(sql.encode("utf-8"))
+        # the views are written for the latest tables; DROP ... CASCADE takes their readers
+        views = migrations.views("postgres")
+        drops = "".join(f"DROP VIEW IF EXISTS {name} CASCADE;\n" for name, _ in views)
+        conn.execute((drops + "\n;\n".join(sql.rstrip().rstrip(";") for _, sql in views)).encode())
