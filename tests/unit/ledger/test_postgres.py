@@ -477,3 +477,49 @@ def test_write_behind_is_refused_on_postgres(postgres_url: str) -> None:
             led.write_behind()
     finally:
         led.close()
+
+
+def test_machines_opening_a_new_database_at_once_apply_each_migration_once(
+    postgres_url: str,
+) -> None:
+    """Eight ledgers opened on one empty database at the same moment: the advisory lock
+    makes one of them migrate, and the others find the schema done."""
+    start = threading.Barrier(8)
+    errors: list[BaseException] = []
+
+    def open_one() -> None:
+        try:
+            start.wait()
+            Ledger(postgres_url).close()
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_one) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors, errors
+    applied = rows(postgres_url, "SELECT number FROM _hookrails_migrations ORDER BY number")
+    assert [r["number"] for r in applied] == [m.number for m in migrations("postgres")]
+
+
+def test_a_migration_that_fails_leaves_the_schema_as_it_was(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pending migrations run in one transaction: a bad last one takes the others back."""
+    import psycopg
+
+    from guardrails.ledger import migrations as migrations_module
+    from guardrails.ledger.migrations import Migration
+    from guardrails.ledger.postgres_schema import apply_migrations, schema_version
+
+    real = migrations("postgres")
+    bad = Migration(len(real) + 1, "broken", "CREATE TABLE broken (x no_such_type);")
+    monkeypatch.setattr(migrations_module, "migrations", lambda dialect="sqlite": [*real, bad])
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        with pytest.raises(psycopg.Error, match="no_such_type"):
+            apply_migrations(conn)
+        assert schema_version(conn) == 0
+        found = conn.execute("SELECT to_regclass('tool_calls') IS NOT NULL").fetchone()
+        assert found == (False,)
