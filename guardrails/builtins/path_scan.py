@@ -38,8 +38,8 @@ _WALK_LIMIT: Final = 5000
 #: project, and nothing the guard lets an agent write can put one there)
 PACKAGE_FOLDERS: Final = frozenset({"node_modules", "site-packages", "dist-packages"})
 #: entries the walks of one command's deleted or moved folders look at, in all (a
-#: build or cache folder passes; a whole home directory does not)
-HELD_LIMIT: Final = 50_000
+#: build or cache folder passes, at ~1 us an entry; a whole home directory does not)
+HELD_LIMIT: Final = 200_000
 CAP: Final = "\x00cap"  # a walk that gave up: the answer is not known
 
 
@@ -97,6 +97,13 @@ def _head(glob: str) -> str | None:
     if glob.startswith("**"):
         return None
     return prefix.rpartition("/")[0] if "/" in prefix else ""
+
+
+def _real(path: str) -> str:
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        return posixpath.normpath(path)
 
 
 def _package_folder(name: str) -> bool:
@@ -309,8 +316,9 @@ class PathRules:
         """``packages``: ``skip`` leaves out folders only (a file may have any name)."""
         if not os.path.isdir(where) or os.path.islink(where):
             return None
-        if packages and not PACKAGE_FOLDERS.isdisjoint(posixpath.normpath(where).split("/")):
-            return None  # a package folder, or a package in one
+        if packages and not PACKAGE_FOLDERS.isdisjoint(_real(where).split("/")):
+            return None  # a package folder, or a package in one (where it really is: a
+            # workspace links node_modules/@org/x to the project's own packages/x)
         budget = budget or Budget(_WALK_LIMIT)
         anchors = (root,) if isinstance(root, str) else root
         places = [(posixpath.normpath(os.path.abspath(a)), os.path.realpath(a)) for a in anchors]

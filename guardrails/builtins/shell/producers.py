@@ -386,7 +386,27 @@ def _path_op(prog: str, args: list[str]) -> Output:
         if len(ops) > 1 and name.endswith(ops[1]):
             name = name[: -len(ops[1])]
         return Output("lit", name)
-    return Output("lit", posixpath.normpath(arg))
+    if prog == "readlink" and not any(
+        a in ("-f", "-e", "-m") or a.startswith("--canon") for a in args
+    ):
+        return Output("any", why="where a link points, from the link's own folder")
+    # realpath, readlink -f: where the path leads; the trailing slash has the guards follow a
+    # link there, as the command does (``rm -rf "$(realpath link)"`` empties its folder)
+    return Output("lit", posixpath.normpath(arg) + "/")
+
+
+_FIND_NAMES: Final = ("-name", "-iname")
+_LS_VALUES: Final = (
+    "--ignore", "--hide", "--width", "--tabsize", "--format", "--sort", "--time", "--color",
+    "--block-size", "--quoting-style", "--indicator-style", "--time-style",
+)  # fmt: skip
+
+
+def _named(test: str, pattern: str) -> str:
+    """A ``find -name`` pattern; ``-iname``'s matching either case."""
+    from .expand import any_case
+
+    return any_case(pattern) if test == "-iname" else pattern
 
 
 def _listing(
@@ -426,8 +446,10 @@ def _listing(
                 : next((k for k, a in enumerate(args) if a.startswith(("-", "(", "!"))), len(args))
             ]
         ]
+        if len(starts) > 1:  # one listing names one folder: several are not known apart
+            return Output("any", why="the paths find lists under several folders")
         base = starts[0] if starts else "."
-        found = [args[k + 1] for k, a in enumerate(args[:-1]) if a in ("-name", "-iname")]
+        found = [_named(a, args[k + 1]) for k, a in enumerate(args[:-1]) if a in _FIND_NAMES]
         if found and "!" not in args and "-not" not in args and "-o" not in args:
             names = tuple(found)
         return Output(
@@ -442,6 +464,10 @@ def _listing(
         base = ops[1] if len(ops) > 1 else "."
         hidden = "all" if {"-H", "--hidden", "-u"} & set(args) else "none"
     elif prog in ("ls", "tree", "locate"):
+        if prog == "ls":  # options that take a value: not folders
+            ops = split_opts(args, "IwT", _LS_VALUES)[1]
+        if len(ops) > 1:
+            return Output("any", why=f"the paths {prog} lists under several folders")
         base = ops[0] if ops else "."
     else:
         return None

@@ -106,6 +106,19 @@ REMOVES = [
     # find following a link, ls listing folders for xargs
     ("find-follows-link", "find -L cfg -delete", "services/api/config/.env"),
     ("ls-listing-xargs", "ls -d serv* | xargs rm -rf", "services/api/config/.env"),
+    # where a link leads, as realpath and readlink -f print it
+    ("realpath-link", 'rm -rf "$(realpath cfg)"', "services/api/config/.env"),
+    ("readlink-f-link", 'mv "$(readlink -f cfg)" @TOP@/c', "services/api/config/.env"),
+    # listings of several folders, value options, any case
+    ("ls-two-folders", "ls -d src services | xargs rm -rf", "services/api/config/.env"),
+    ("find-two-starts", "find src services -maxdepth 0 | xargs rm -rf", "services/api/config/.env"),
+    ("ls-ignore", "ls -I src | xargs rm -rf", "services/api/config/.env"),
+    (
+        "find-iname",
+        "find . -maxdepth 1 -iname SERVICES -exec rm -rf {} +",
+        "services/api/config/.env",
+    ),
+    ("extglob", "shopt -s extglob\nrm -rf !(src)", "services/api/config/.env"),
     # programs that take a folder away while doing something else
     ("zip-move", "zip -rmq @TOP@/a.zip services", "services/api/config/.env"),
     ("gio-move", "gio move services @TOP@/s", "services/api/config/.env"),
@@ -247,6 +260,7 @@ def test_a_package_folder_holding_the_project_is_still_denied(project: Path) -> 
         ("git stash push --all", "deny"),
         ("git stash push -u -- services", "deny"),
         ("git stash push -u -- src", "allow"),
+        ("git stash --include-untracked -- services", "deny"),
         ("git stash list", "allow"),
     ],
 )
@@ -254,3 +268,16 @@ def test_git_stash_taking_files_out_of_the_work_tree(
     project: Path, command: str, decision: str
 ) -> None:
     assert decide(project, command)[0] == decision
+
+
+def test_a_workspace_package_linked_into_node_modules_is_the_projects_own(project: Path) -> None:
+    """npm and pnpm workspaces link ``node_modules/@org/x`` to the project's ``packages/x``:
+    reached through the link it is not a package folder, and its secret is found."""
+    config = project / "packages" / "shared" / "config"
+    config.mkdir(parents=True)
+    (config / ".env").write_text("X=1\n", encoding="utf-8")
+    (project / "node_modules" / "@org").mkdir(parents=True)
+    (project / "node_modules" / "@org" / "shared").symlink_to(project / "packages" / "shared")
+    decision, reason = decide(project, "rm -rf node_modules/@org/shared/config")
+    assert decision == "deny" and ".env" in reason
+    assert decide(project, "rm -rf node_modules")[0] == "allow"  # the link goes, not its folder

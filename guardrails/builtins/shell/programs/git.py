@@ -193,15 +193,19 @@ def _git_clean(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
     return res
 
 
+_STASH_ACTIONS: Final = word_set("push save list show pop apply drop clear branch create store")
+
+
 def _git_stash(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
     """``git stash -u`` takes untracked files out of the work tree, as ``git clean`` deletes
     them (its paths, with what a folder holds); ``-a`` ignored ones too (``clean -x``)."""
-    action = first(ops) or "push"
+    named = first(ops) in _STASH_ACTIONS  # else: `git stash -u -- path`, a push
+    action = first(ops) if named else "push"
     if action in ("list", "show"):
         return Effect("read_only")
     if action not in ("push", "save") or not has_opt(opts, "-u --include-untracked -a --all"):
         return Effect("git_mutation")
-    paths = ops[1:] if first(ops) in ("push", "save") else ops
+    paths = ops[1:] if named else ops
     res = Effect("git_mutation", "delete", targets=[p for p in paths if p != "--"])
     if has_opt(opts, "-a --all"):
         res.trees = [("delete", ".", None, "nogit")]

@@ -97,7 +97,17 @@ def _has_any(args: list[str], names: str) -> bool:
     return any(a.partition("=")[0] in wanted for a in args)
 
 
+def _shopt(args: list[str]) -> Effect:
+    """``shopt -s extglob`` makes ``!(x)``, ``@(a|b)`` patterns, which the guards do not
+    read: what the next lines delete or write is not seen."""
+    found = Effect("read_only")
+    if "extglob" in args and any(a.startswith(("-s", "-o")) for a in args):
+        found.opaque = ["turns on extglob, whose patterns (`!(x)`, `@(a|b)`) it does not read"]
+    return found
+
+
 HANDLERS: Final[dict[str, Handler]] = {
+    "shopt": _shopt,
     "wipefs": lambda args: Effect("delete" if _has_any(args, "-a --all") else "read_only"),
     "date": lambda args: Effect("unknown" if _has_any(args, "-s --set") else "read_only"),
     "ip": lambda args: Effect(

@@ -90,7 +90,7 @@ _SIMPLE: Final[dict[str, str]] = {
             traceroute tracepath mtr whois arp route tty arch sw_vers lsb_release w who last
             lastlog users finger vmstat iostat mpstat dmesg journalctl man info tldr help apropos
             whatis history jobs sleep wait read cd pushd popd dirs export unset alias unalias set
-            shopt declare typeset local readonly let shift exit return break continue trap umask
+            declare typeset local readonly let shift exit return break continue trap umask
             ulimit hash getopts caller compgen complete times clear reset tput rev shuf numfmt
             expand unexpand look tsort factor env time command builtin exec bat batcat glow
             pygmentize highlight zcat bzcat xzcat zstdcat lzcat zless zgrep zegrep zfgrep bzgrep

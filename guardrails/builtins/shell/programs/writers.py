@@ -28,6 +28,12 @@ _FIND_ARG: Final = word_set(
 _FIND_WRITES: Final = word_set("-fprint -fprint0 -fprintf -fls")
 
 
+def _any_case(pattern: str) -> str:
+    from ..expand import any_case
+
+    return any_case(pattern)
+
+
 def _find(args: list[str]) -> Effect:
     """``-delete`` deletes what matches under the start paths; ``-exec CMD ;`` runs CMD on it."""
     kinds = {"read_only"}
@@ -68,7 +74,7 @@ def _find(args: list[str]) -> Effect:
         elif a in _FIND_ARG and i + 1 < n:
             tests.add(a)
             if a in ("-name", "-iname") and not negated:
-                names.append(args[i + 1])
+                names.append(args[i + 1] if a == "-name" else _any_case(args[i + 1]))
             if a == "-mindepth" and args[i + 1] != "0":
                 mindepth = True
             negated = False
