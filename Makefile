@@ -21,8 +21,8 @@ demo: $(STAMP)
 # `make test`: lint, typecheck and every test, spread over every core (pytest-xdist; about
 # 6 minutes on 2 cores).
 # `make test-fast`: the edit-test loop, pytest -m "not slow" only (no lint, no typecheck):
-# leaves out the tests marked slow (other processes, the real Claude Code CLI, heavy
-# hypothesis runs, real timeouts), spread over every core (pytest-xdist); under 60 s on 2
+# leaves out the tests marked slow (other processes, the PostgreSQL server, the real Claude
+# Code CLI, heavy hypothesis runs, real timeouts), spread over every core (pytest-xdist); under 60 s on 2
 # quiet cores. Markers: tests/README.md.
 test: $(STAMP) lint typecheck pytest
 

@@ -24,6 +24,21 @@ from guardrails import Guard
 from tests import _postgres
 from tests._guards import GuardFactory, build_guard, fill_ledger
 
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test on the PostgreSQL server is ``slow``: it needs another process (the cluster),
+    so ``make test-fast`` leaves it to ``make test``, which runs every test."""
+    slow = pytest.mark.slow
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if (
+            "postgres" in getattr(item, "fixturenames", ())
+            or "postgres_url" in getattr(item, "fixturenames", ())
+            or "postgres" in params.values()
+        ):
+            item.add_marker(slow)
+
+
 #: variables the library reads besides ``HOOKRAILS_*`` (ledger, cache, token): Claude Code's
 #: project and config folders, and the cache's base folder
 LIBRARY_ENV = ("CLAUDE_PROJECT_DIR", "CLAUDE_CONFIG_DIR", "XDG_CACHE_HOME")

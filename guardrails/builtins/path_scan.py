@@ -24,7 +24,7 @@ import posixpath
 import re
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Any, Final
 
 __all__ = ["CAP", "HELD_LIMIT", "PACKAGE_FOLDERS", "Budget", "PathRules", "Roots"]
 
@@ -47,11 +47,13 @@ class Budget:
     """Entries walks may still look at, shared by the walks of one command so that
     ``rm -rf *`` over many folders costs one budget, not one per folder."""
 
-    __slots__ = ("left", "limit")
+    __slots__ = ("left", "limit", "waiting")
 
     def __init__(self, entries: int | None = None) -> None:
         self.limit = HELD_LIMIT if entries is None else entries
         self.left = self.limit
+        #: walks put off until every cheap look of the line is done (``ProtectPaths``)
+        self.waiting: list[Any] = []
 
 
 class _PathRule:
@@ -264,7 +266,9 @@ class PathRules:
                     queue.append(entry.path)
         return found
 
-    def held(self, where: str, root: Roots, budget: Budget | None = None) -> tuple[str, str] | None:
+    def held(
+        self, where: str, root: Roots, budget: Budget | None = None, walk: bool = True
+    ) -> tuple[str, str] | None:
         """A protected path inside directory ``where``, at any depth: ``(glob, path)``,
         ``(CAP, where)`` when it holds more entries than ``budget`` lets the walk look
         at, or ``None``. The places the globs name outright are looked up first, so
@@ -289,6 +293,8 @@ class PathRules:
                     found = self._walk(head, None, "all", root, None, True, None, budget)
                     if found is not None:
                         return found if found[0] != CAP else (CAP, where)
+        if not walk:  # the places named outright only: the walk comes later
+            return None
         return self._walk(
             where, None, "all", root, None, True, _package_folder, budget, packages=True
         )

@@ -272,20 +272,7 @@ class ProtectPaths:
             base = _base(cmd, cwd, holes, root)
             for target in cmd.targets:
                 for hit in self._target(target, base, cmd, holes, root, budget):
-                    if cmd.speculative and hit.opaque is None:
-                        hit.opaque = Opaque(
-                            f"{_display(cmd, holes)} is spelled out in the arguments of a "
-                            "program this guard does not know, which may run it",
-                            _TARGET_HINT,
-                        )
-                    elif cmd.written and hit.opaque is None:  # built at run time, worked out
-                        shown = _display(cmd, holes, False)
-                        hit.opaque = Opaque(
-                            f"{computed_reason(cmd, shown)}, which changes "
-                            f"{_shown(hit.path, _first(root))}",
-                            _TARGET_HINT,
-                        )
-                    yield hit
+                    yield self._framed(hit, cmd, holes, root)
             for source in cmd.sources:  # cp x dir: dir/x, when dir is a directory
                 name = posixpath.basename(source.rstrip("/"))
                 for target in cmd.targets:
@@ -300,6 +287,26 @@ class ProtectPaths:
                 words = [w for a in cmd.argv for w in _WORD_RE.findall(a)]
                 yield from self._named(words, base or cwd, root, cmd, holes)
                 yield _Hit("", "", cmd, holes, cmd.opaque[0])
+        for folders, walked, walked_holes in budget.waiting:  # once nothing cheaper is found
+            for hit in self._walked(folders, walked, walked_holes, root, budget):
+                yield self._framed(hit, walked, walked_holes, root)
+
+    @staticmethod
+    def _framed(hit: _Hit, cmd: Command, holes: Sequence[Hole], root: Roots) -> _Hit:
+        """A plain hit of a command the guard only partly sees, as the opaque answer it is."""
+        if cmd.speculative and hit.opaque is None:
+            hit.opaque = Opaque(
+                f"{_display(cmd, holes)} is spelled out in the arguments of a "
+                "program this guard does not know, which may run it",
+                _TARGET_HINT,
+            )
+        elif cmd.written and hit.opaque is None:  # built at run time, worked out
+            shown = _display(cmd, holes, False)
+            hit.opaque = Opaque(
+                f"{computed_reason(cmd, shown)}, which changes {_shown(hit.path, _first(root))}",
+                _TARGET_HINT,
+            )
+        return hit
 
     def _named(
         self,
@@ -346,7 +353,20 @@ class ProtectPaths:
     def _held(
         self, folders: list[str], cmd: Command, holes: Sequence[Hole], root: Roots, budget: Budget
     ) -> Iterator[_Hit]:
-        """The first protected path one of ``folders`` (deleted or moved) holds."""
+        """The first protected path one of ``folders`` (deleted or moved) holds, among the
+        places the globs name outright; the walks of the folders wait for the line's end
+        (``rm -rf /*`` finds the project's ``.git`` before walking ``/bin``)."""
+        for folder in folders:
+            found = self._rules.held(folder, root, budget, walk=False)
+            if found is not None:
+                yield _Hit(found[1], found[0], cmd, holes)
+                return
+        budget.waiting.append((folders, cmd, holes))
+
+    def _walked(
+        self, folders: list[str], cmd: Command, holes: Sequence[Hole], root: Roots, budget: Budget
+    ) -> Iterator[_Hit]:
+        """The first protected path one of ``folders`` holds, by walking them."""
         for folder in folders:
             found = self._rules.held(folder, root, budget)
             if found is not None and found[0] != CAP:
