@@ -122,6 +122,17 @@ REMOVES = [
     # programs that take a folder away while doing something else
     ("zip-move", "zip -rmq @TOP@/a.zip services", "services/api/config/.env"),
     ("gio-move", "gio move services @TOP@/s", "services/api/config/.env"),
+    (
+        "tar-remove-from-folder",
+        "tar -C services -cf @TOP@/a.tar --remove-files api",
+        "services/api/config/.env",
+    ),
+    (
+        "tar-remove-listed",
+        "tar -cf @TOP@/a.tar --remove-files -T <(echo services)",
+        "services/api/config/.env",
+    ),
+    ("cmake-remove", "cmake -E remove_directory services", "services/api/config/.env"),
 ]
 
 #: the same folders spelled ending in ``..``: GNU and BSD ``rm`` refuse such an operand and
@@ -144,9 +155,10 @@ def test_a_folder_above_the_project_spelled_with_dotdot_is_denied(
 
 
 def _case(name: str, command: str, removed: str) -> Any:
-    program = command.split()[0]  # zip and gio may be missing; the rest are everywhere
+    program = command.split()[0]  # zip, gio, cmake may be missing; the rest are everywhere
     missing = pytest.mark.skipif(
-        program in ("zip", "gio") and shutil.which(program) is None, reason=f"no {program} here"
+        program in ("zip", "gio", "cmake") and shutil.which(program) is None,
+        reason=f"no {program} here",
     )
     return pytest.param(command, removed, id=name, marks=missing)
 
@@ -262,6 +274,8 @@ def test_a_package_folder_holding_the_project_is_still_denied(project: Path) -> 
         ("git stash push -u -- src", "allow"),
         ("git stash --include-untracked -- services", "deny"),
         ("git stash list", "allow"),
+        ("git worktree remove --force services", "deny"),
+        ("git worktree list", "allow"),
     ],
 )
 def test_git_stash_taking_files_out_of_the_work_tree(

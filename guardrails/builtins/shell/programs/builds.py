@@ -106,7 +106,29 @@ def _tsc(args: list[str]) -> Effect:
     return Effect("read_only" if reads & set(args) else "file_write")
 
 
+def _cmake(args: list[str]) -> Effect:
+    """``cmake -E``: its portable file commands (``rm -r``, ``remove_directory``, ``rename``,
+    ``copy``...) change their operands; anything else configures or builds (unknown)."""
+    if args[:1] != ["-E"] or len(args) < 2:
+        return Effect("unknown")
+    verb, ops = args[1], [a for a in args[2:] if not a.startswith("-")]
+    if verb in ("rm", "remove", "remove_directory"):
+        return Effect("delete", targets=ops)
+    if verb == "rename":
+        return Effect("move", "file_write", targets=ops)
+    if verb in ("copy", "copy_directory", "copy_if_different", "create_symlink", "touch",
+                "make_directory", "touch_nocreate", "create_hardlink"):  # fmt: skip
+        return Effect(
+            "file_write", targets=ops[-1:] if verb.startswith(("copy", "create")) else ops
+        )
+    if verb in ("echo", "echo_append", "environment", "capabilities", "sha256sum", "md5sum",
+                "compare_files", "cat", "true", "false", "sleep"):  # fmt: skip
+        return Effect("read_only")
+    return Effect("unknown")
+
+
 HANDLERS: Final[dict[str, Handler]] = {
+    "cmake": _cmake,
     "make": _make,
     "gmake": _make,
     **dict.fromkeys(word_set("just task invoke"), _task_runner),

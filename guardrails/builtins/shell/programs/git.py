@@ -212,6 +212,16 @@ def _git_stash(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
     return res
 
 
+def _git_worktree(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
+    """``git worktree remove PATH`` deletes the worktree's folder, with what it holds."""
+    action = first(ops) or "list"
+    if action == "list":
+        return Effect("read_only")
+    if action == "remove":
+        return Effect("git_mutation", "delete", targets=ops[1:])
+    return Effect("git_mutation")
+
+
 def _git_checkout(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
     """``git checkout [ref] -- paths`` / ``git restore paths`` overwrite those paths."""
     if not rest:
@@ -267,7 +277,7 @@ _GIT_SUBCOMMANDS: Final[dict[str, Callable[[list[str], Opts, list[str]], Effect]
     "stash": _git_stash,
     "remote": _git_verbs("show get-url"),
     "reflog": _git_verbs("show", write="git_mutation", default="show"),
-    "worktree": _git_verbs("list", default="list"),
+    "worktree": _git_worktree,
     "submodule": _git_verbs("status summary", default="status"),
     "notes": _git_verbs("list show", default="list"),
     "bisect": _git_verbs("log view visualize help terms", default="help"),

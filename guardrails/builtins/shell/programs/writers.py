@@ -186,9 +186,11 @@ def _tar(args: list[str]) -> Effect:
         return _extract("P" in letters or "--absolute-names" in longs, where, members)
     creates = letters & set("cruA") or longs & word_set("--create --append --update --delete")
     res = Effect("file_write", targets=[archive] if creates and archive and archive != "-" else [])
-    if "--remove-files" in longs:
+    if "--remove-files" in longs:  # what it archives goes: from -C's folder, or a list
         res.kinds.add("delete")
-        res.targets.extend(members)
+        res.targets.extend(posixpath.join(where, m) for m in members)
+        if values.get("T") or values.get("--files-from"):  # names read from a file
+            res.opaque = ["deletes the files a list names, which the guard does not read"]
     return res
 
 
