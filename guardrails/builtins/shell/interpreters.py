@@ -241,6 +241,7 @@ _CALLS: Final[dict[str, list[tuple[str, str]]]] = {
             r"rmdir|rename|replace|open|symlink_to|hardlink_to|chmod)",
             "pathobj",
         ),
+        (r"\b(?:Path|pathlib\.Path)\(([^()]*)\)\.(?:rglob|glob|iterdir|walk)\b", "pathtree"),
         (r"\bos\.(?:rename|replace)|\bshutil\.move", "move2"),
         (r"\bos\.(?:symlink|link)|\bshutil\.copy\w*", "write2"),
         (r"\burlretrieve|\bwget\.download", "write2"),
@@ -250,7 +251,7 @@ _CALLS: Final[dict[str, list[tuple[str, str]]]] = {
         (r"\b(?:execFile|execFileSync|spawn|spawnSync|fork)", "argv_list"),
         (r"\b(?:eval|Function|runInThisContext|runInNewContext|runInContext)", "exec"),
         (
-            r"\b(?:rmSync|rmdirSync|rimraf|removeSync|emptyDirSync)|fs\.(?:rm|rmdir)|"
+            r"\b(?:rmSync|rmdirSync|rimraf|removeSync|emptyDirSync)|\.(?:rm|rmdir)(?=\s*\()|"
             r"\bfse?\.remove|Deno\.remove",
             "delete",
         ),
@@ -275,8 +276,8 @@ _CALLS: Final[dict[str, list[tuple[str, str]]]] = {
         (r"\b(?:rmtree|remove_tree)\b", "delete"),
         (r"\bopen\b", "open_pl"),
         (r"\b(?:unlink|truncate|rmdir)\b", "write"),
-        (r"\b(?:rename|move)\b", "move2"),
-        (r"\b(?:copy|symlink|link)\b", "write2"),
+        (r"\b(?:rename|move|mv)\b", "move2"),
+        (r"\b(?:copy|cp|symlink|link)\b", "write2"),
         (r"\bgetstore\b|\bmirror\b", "write2"),
     ],
     "rb": [
@@ -468,6 +469,9 @@ def scan(lang: str, code: str) -> Scan:
                 out.shells.append(fields[-1])
         return out
     strings = _strings(code, lang)
+    if lang == "py" and _PY_ALIAS.search(code):
+        code = _unaliased(code, [(s, e) for s, e, _ in strings])
+        strings = _strings(code, lang)
     out.literals = [v for _, _, v in strings if v]
     out.net = _net(code)
     inside = [(s, e) for s, e, _ in strings]
@@ -477,6 +481,10 @@ def scan(lang: str, code: str) -> Scan:
         for m in regex.finditer(code):
             if any(s <= m.start() < e for s, e in inside):
                 continue  # the name inside a string
+            if role == "pathtree":  # what a walk of the folder finds, unlinked
+                if re.search(r"\.(?:unlink|rmdir)\(|\bremove\(|rmtree", code):
+                    _record(out, "delete", [_value(m.group(1), lang) or "\uf8fd"])
+                continue
             if role == "pathobj":  # a folder renamed or removed goes with what it holds
                 moves = m.group(0).endswith(("rename", "replace", "rmdir"))
                 _record(out, "delete" if moves else "write", [_value(m.group(1), lang) or "\uf8fd"])
@@ -497,6 +505,38 @@ def scan(lang: str, code: str) -> Scan:
     if out.opaque and _FETCH_RE.search(code):
         out.fetch = _url(code)
     return out
+
+
+_PY_MODULES: Final = r"(os|shutil|subprocess|pathlib)"
+_PY_ALIAS: Final = re.compile(
+    rf"\bimport\s+{_PY_MODULES}\s+as\s+(\w+)|\bfrom\s+{_PY_MODULES}\s+import\s+([\w \t,]+)"
+)
+
+
+def _unaliased(code: str, strings: list[tuple[int, int]]) -> str:
+    """Python code with ``import shutil as s`` / ``from shutil import move as m`` written
+    back (``shutil.``, ``shutil.move(``) outside its strings, so the call patterns see it."""
+    subs: list[tuple[str, str]] = []
+    for m in _PY_ALIAS.finditer(code):
+        if m.group(1):
+            subs.append((rf"\b{m.group(2)}\.", f"{m.group(1)}."))
+            continue
+        for item in m.group(4).split(","):
+            name, _, alias = item.strip().partition(" as ")
+            if name.strip().isidentifier():
+                who = (alias.strip() or name.strip()).split()[0]
+                subs.append((rf"(?<![\w.]){who}\s*\(", f"{m.group(3)}.{name.strip()}("))
+
+    def plain(text: str) -> str:
+        for pattern, repl in subs:
+            text = re.sub(pattern, repl, text)
+        return text
+
+    parts, last = [], 0
+    for start, end in sorted(strings):
+        parts += [plain(code[last:start]), code[start:end]]
+        last = end
+    return "".join(parts) + plain(code[last:])
 
 
 def _role(out: Scan, role: str, args: list[str], lang: str, code: str) -> None:

@@ -119,6 +119,33 @@ REMOVES = [
         "services/api/config/.env",
     ),
     ("extglob", "shopt -s extglob\nrm -rf !(src)", "services/api/config/.env"),
+    # inline code under other names, or walking the folder
+    (
+        "python-import-as",
+        'python3 -c \'from shutil import move as m; m("services", "gone")\'',
+        "services/api/config/.env",
+    ),
+    (
+        "python-module-as",
+        'python3 -c \'import subprocess as s; s.call(["mv", "services", "x"])\'',
+        "services/api/config/.env",
+    ),
+    (
+        "python-path-walk",
+        'python3 -c \'import pathlib; [p.unlink() for p in pathlib.Path("services").rglob("*") '
+        "if p.is_file()]'",
+        "services/api/config/.env",
+    ),
+    (
+        "node-fs-promises",
+        'node -e \'require("fs/promises").rm("services", {recursive: true})\'',
+        "services/api/config/.env",
+    ),
+    (
+        "perl-file-copy-mv",
+        "perl -MFile::Copy=mv -e 'mv q{services}, q{gone}'",
+        "services/api/config/.env",
+    ),
     # programs that take a folder away while doing something else
     ("zip-move", "zip -rmq @TOP@/a.zip services", "services/api/config/.env"),
     ("gio-move", "gio move services @TOP@/s", "services/api/config/.env"),
@@ -155,9 +182,9 @@ def test_a_folder_above_the_project_spelled_with_dotdot_is_denied(
 
 
 def _case(name: str, command: str, removed: str) -> Any:
-    program = command.split()[0]  # zip, gio, cmake may be missing; the rest are everywhere
+    program = command.split()[0]  # zip, gio, cmake, node may be missing; the rest are here
     missing = pytest.mark.skipif(
-        program in ("zip", "gio", "cmake") and shutil.which(program) is None,
+        program in ("zip", "gio", "cmake", "node") and shutil.which(program) is None,
         reason=f"no {program} here",
     )
     return pytest.param(command, removed, id=name, marks=missing)
@@ -188,7 +215,15 @@ def test_a_folder_holding_a_protected_path_at_any_depth_is_denied(
 
 @pytest.mark.parametrize(
     "command",
-    ["rm -rf src", "rm -rf assets", "mv assets old_assets", "rm -rf assets/img", "rm -rf cfg"],
+    [
+        "rm -rf src",
+        "rm -rf assets",
+        "mv assets old_assets",
+        "rm -rf assets/img",
+        "rm -rf cfg",
+        'python3 -c \'import subprocess as s; s.run(["ls"]); print("s.env")\'',
+        "python3 -c 'from shutil import rmtree as r; r(\"assets\")'",
+    ],
 )
 def test_a_folder_holding_no_protected_path_may_go(project: Path, command: str) -> None:
     assert decide(project, command) == ("allow", "")
