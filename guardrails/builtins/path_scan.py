@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-__all__ = ["CAP", "HELD_LIMIT", "PACKAGE_FOLDERS", "Budget", "PathRules", "Roots"]
+__all__ = ["CAP", "HELD_LIMIT", "PACKAGE_FOLDERS", "Budget", "PathRules", "Roots", "resolved"]
 
 #: the project root, or several (the first is the project's; see ``ProtectPaths``)
 Roots = str | tuple[str, ...]
@@ -101,23 +101,13 @@ def _head(glob: str) -> str | None:
     return prefix.rpartition("/")[0] if "/" in prefix else ""
 
 
-def _real(path: str) -> str:
+def resolved(path: str) -> str:
+    """Where ``path`` leads; as written (normalised) where a link cannot be followed
+    (``/proc/1/cwd``)."""
     try:
         return os.path.realpath(path)
     except OSError:
         return posixpath.normpath(path)
-
-
-def _package_folder(name: str) -> bool:
-    return name in PACKAGE_FOLDERS
-
-
-def _resolved(path: str) -> str:
-    """Where a link leads; the link itself when it cannot be followed (``/proc/1/cwd``)."""
-    try:
-        return os.path.realpath(path)
-    except OSError:
-        return path
 
 
 def _samples(glob: str) -> list[str]:
@@ -267,17 +257,31 @@ class PathRules:
         return found
 
     def held(
-        self, where: str, root: Roots, budget: Budget | None = None, walk: bool = True
+        self,
+        where: str,
+        root: Roots,
+        budget: Budget | None = None,
+        look: bool = True,
+        walk: bool = True,
     ) -> tuple[str, str] | None:
         """A protected path inside directory ``where``, at any depth: ``(glob, path)``,
         ``(CAP, where)`` when it holds more entries than ``budget`` lets the walk look
-        at, or ``None``. The places the globs name outright are looked up first, so
-        deleting a folder far above the project still finds its ``.git``."""
+        at, or ``None``. ``look``: the places the globs name outright, so deleting a folder
+        far above the project still finds its ``.git``; ``walk``: the folder's entries (a
+        caller may do the two apart, the cheap looks of a whole line first)."""
         if not os.path.isdir(where) or os.path.islink(where):
             return None
         where = posixpath.normpath(where)
-        inside = where.rstrip("/") + "/"
         budget = budget or Budget()
+        found = self._look(where, root, budget) if look else None
+        if found is not None or not walk:
+            return found
+        in_package = not PACKAGE_FOLDERS.isdisjoint(resolved(where).split("/"))
+        return self._walk(where, None, "all", root, None, True, budget=budget, packages=in_package)
+
+    def _look(self, where: str, root: Roots, budget: Budget) -> tuple[str, str] | None:
+        """The places the globs name outright (``.git``, ``.claude``) inside ``where``."""
+        inside = where.rstrip("/") + "/"
         anchors = (root,) if isinstance(root, str) else root
         for rule in self.rules:
             if rule.head is None:
@@ -293,11 +297,7 @@ class PathRules:
                     found = self._walk(head, None, "all", root, None, True, None, budget)
                     if found is not None:
                         return found if found[0] != CAP else (CAP, where)
-        if not walk:  # the places named outright only: the walk comes later
-            return None
-        return self._walk(
-            where, None, "all", root, None, True, _package_folder, budget, packages=True
-        )
+        return None
 
     def inside(
         self, where: str, root: Roots, skip: Callable[[str], bool] | None = None
@@ -317,14 +317,14 @@ class PathRules:
         give_up: bool,
         skip: Callable[[str], bool] | None = None,
         budget: Budget | None = None,
-        packages: bool = False,
+        packages: bool | None = None,
     ) -> tuple[str, str] | None:
-        """``packages``: ``skip`` leaves out folders only (a file may have any name)."""
+        """``packages``: a walk of a deleted folder (``held``), which looks at the files of a
+        package folder (``node_modules``, ``site-packages``) but not into its packages;
+        ``True`` when ``where`` is in one already (where it really is: a workspace links
+        ``node_modules/@org/x`` to the project's own ``packages/x``)."""
         if not os.path.isdir(where) or os.path.islink(where):
             return None
-        if packages and not PACKAGE_FOLDERS.isdisjoint(_real(where).split("/")):
-            return None  # a package folder, or a package in one (where it really is: a
-            # workspace links node_modules/@org/x to the project's own packages/x)
         budget = budget or Budget(_WALK_LIMIT)
         anchors = (root,) if isinstance(root, str) else root
         places = [(posixpath.normpath(os.path.abspath(a)), os.path.realpath(a)) for a in anchors]
@@ -341,9 +341,11 @@ class PathRules:
         # below ``where`` the walk goes only through real folders (never a link to one):
         # an entry's resolved path is the folder's, joined with its name, unless it is a link
         lexical_top = posixpath.normpath(os.path.abspath(where))
-        queue: deque[tuple[str, str, int]] = deque([(lexical_top, os.path.realpath(where), 0)])
+        queue: deque[tuple[str, str, int, bool]] = deque(
+            [(lexical_top, resolved(where), 0, bool(packages))]
+        )
         while queue:
-            folder, real_folder, level = queue.popleft()
+            folder, real_folder, level, in_package = queue.popleft()
             try:
                 entries = list(os.scandir(folder))
             except OSError:
@@ -360,11 +362,11 @@ class PathRules:
                 if (dots and name[0] == ".") or (git and name == ".git"):
                     continue
                 is_dir = entry.is_dir(follow_symlinks=False)
-                if skip is not None and (is_dir or not packages) and skip(name):
+                if skip is not None and skip(name):
                     continue
                 path = lexical_in + name
                 link = not is_dir and entry.is_symlink()
-                real = _resolved(path) if link else real_in + name
+                real = resolved(path) if link else real_in + name
                 if (names is None or any(fnmatch.fnmatch(name, n) for n in names)) and (
                     every
                     or link
@@ -375,8 +377,9 @@ class PathRules:
                     glob = self._verdict(path, real, places)
                     if glob is not None:
                         return glob, path
-                if is_dir and deeper:
-                    queue.append((path, real, level + 1))
+                if is_dir and deeper and not in_package:  # a package's files are its own
+                    package = packages is not None and name in PACKAGE_FOLDERS
+                    queue.append((path, real, level + 1, package))
             if over:
                 budget.left = -1
                 return (CAP, where) if give_up else None

@@ -37,7 +37,7 @@ from typing import Any, Final
 
 from ..definition.matchers import BUILTIN_PRIMARY_ARGS
 from ..results import HookResult
-from .path_scan import CAP, Budget, PathRules, Roots
+from .path_scan import CAP, Budget, PathRules, Roots, resolved
 from .shell.classify import Command, Intent, classify, command_of
 from .shell.expand import any_case
 from .shell.project import check_opaque, git_top, project_root
@@ -93,6 +93,8 @@ def _literal(path: str) -> str:
 
 _GLOB_SPECIAL: Final = re.compile(r"[*?\[\]{}()!|@+\\]")
 _GLOB_CHARS: Final = re.compile(r"[*?\[]")
+#: paths a glob in a command may match for the guard to look at each
+_GLOB_MAX: Final = 1000
 
 
 class _Hit:
@@ -340,7 +342,11 @@ class ProtectPaths:
             return
         where = base or _first(root)
         if HOLE_RE.search(target) is None:
-            for path in _expand(target, where, cmd.globs):
+            paths = _expand(target, where, cmd.globs)
+            if paths is None:
+                yield _Hit(where, "", cmd, holes, _too_many(target))
+                return
+            for path in paths:
                 full = posixpath.normpath(posixpath.join(where, path))
                 glob = self.protected_by(full, root)
                 if glob is not None:
@@ -359,7 +365,7 @@ class ProtectPaths:
         for folder in folders:
             found = self._rules.held(folder, root, budget, walk=False)
             if found is not None:
-                yield _Hit(found[1], found[0], cmd, holes)
+                yield self._found(found, folder, cmd, holes, root, budget)
                 return
         budget.waiting.append((folders, cmd, holes))
 
@@ -368,17 +374,29 @@ class ProtectPaths:
     ) -> Iterator[_Hit]:
         """The first protected path one of ``folders`` holds, by walking them."""
         for folder in folders:
-            found = self._rules.held(folder, root, budget)
-            if found is not None and found[0] != CAP:
-                yield _Hit(found[1], found[0], cmd, holes)
-                return
+            found = self._rules.held(folder, root, budget, look=False)
             if found is not None:
-                why = (
-                    f"{_shown(folder, _first(root))} holds more than {budget.limit:,} "
-                    "entries, too many to look through for protected paths"
-                )
-                yield _Hit(folder, "", cmd, holes, Opaque(why, _HELD_HINT))
+                yield self._found(found, folder, cmd, holes, root, budget)
                 return
+
+    @staticmethod
+    def _found(
+        found: tuple[str, str],
+        folder: str,
+        cmd: Command,
+        holes: Sequence[Hole],
+        root: Roots,
+        budget: Budget,
+    ) -> _Hit:
+        """A hit of :meth:`PathRules.held`: the protected path, or (past the budget) the
+        folder not seen."""
+        if found[0] != CAP:
+            return _Hit(found[1], found[0], cmd, holes)
+        why = (
+            f"{_shown(folder, _first(root))} holds more than {budget.limit:,} "
+            "entries, too many to look through for protected paths"
+        )
+        return _Hit(folder, "", cmd, holes, Opaque(why, _HELD_HINT))
 
     def _listed(
         self,
@@ -430,7 +448,11 @@ class ProtectPaths:
         first = HOLE_RE.search(path)
         if where is not None and listing and not unknown and first is not None:
             parent = posixpath.dirname(path[: first.start()] + "x")
-            for folder in _glob.glob(parent)[:1000] if _GLOB_CHARS.search(parent) else [parent]:
+            folders = _matches(parent) if _GLOB_CHARS.search(parent) else [parent]
+            if folders is None:
+                yield _Hit(parent, "", cmd, holes, _too_many(parent))
+                return
+            for folder in folders:
                 hit = yield from self._listed(folder, listing[0], cmd, holes, root, budget)
                 if hit:
                     return
@@ -501,21 +523,16 @@ def _changed(where: str, path: str, full: str) -> list[str]:
     head, name = posixpath.split(raw.rstrip("/") or "/")
     found = [full]
     if ".." in raw.split("/"):
-        physical = _real(raw) if name in ("", ".", "..") else posixpath.join(_real(head), name)
+        physical = (
+            resolved(raw) if name in ("", ".", "..") else posixpath.join(resolved(head), name)
+        )
         if physical not in found:
             found.append(physical)
     if raw.endswith(("/", "/.")) and os.path.islink(raw.rstrip("/.") or "/"):
-        followed = _real(raw)
+        followed = resolved(raw)
         if followed not in found:
             found.append(followed)
     return found
-
-
-def _real(path: str) -> str:
-    try:
-        return os.path.realpath(path)
-    except OSError:  # a link that cannot be followed: as written
-        return posixpath.normpath(path)
 
 
 def computed_reason(cmd: Command, shown: str) -> str:
@@ -536,19 +553,37 @@ def _writes(spec: Any) -> bool:
     return hints.get("readOnlyHint") is False or hints.get("destructiveHint") is True
 
 
-def _expand(target: str, base: str, globs: frozenset[str] = frozenset()) -> list[str]:
+def _expand(target: str, base: str, globs: frozenset[str] = frozenset()) -> list[str] | None:
     """The path as written (``~`` expanded), plus what a glob in it matches now, as bash
     would under the line's glob options ``globs``: hidden names only for a pattern that
     starts with ``.`` unless ``dotglob``, in any case with ``nocaseglob``, ``**`` at any
-    depth with ``globstar``."""
+    depth with ``globstar``. ``None`` when it matches more than the guard looks at."""
     path = posixpath.expanduser(target)
     found = [path]
     if any(c in path for c in "*?["):
         pattern = posixpath.join(base, any_case(path) if "nocaseglob" in globs else path)
-        found += _glob.glob(
-            pattern, recursive="globstar" in globs, include_hidden="dotglob" in globs
-        )[:1000]
+        matched = _matches(pattern, "globstar" in globs, "dotglob" in globs)
+        if matched is None:
+            return None
+        found += matched
     return found
+
+
+def _matches(pattern: str, recursive: bool = False, hidden: bool = False) -> list[str] | None:
+    """What ``pattern`` matches, or ``None`` past :data:`_GLOB_MAX` paths (not all seen)."""
+    found: list[str] = []
+    for path in _glob.iglob(pattern, recursive=recursive, include_hidden=hidden):
+        if len(found) == _GLOB_MAX:
+            return None
+        found.append(path)
+    return found
+
+
+def _too_many(pattern: str) -> Opaque:
+    return Opaque(
+        f"{pattern} matches more than {_GLOB_MAX:,} paths, too many to look through",
+        _TARGET_HINT,
+    )
 
 
 def _shown(path: str, cwd: str) -> str:

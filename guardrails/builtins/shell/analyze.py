@@ -448,7 +448,7 @@ class Analyzer(Reexpander, DataFlow, Leaks, Expander, ParseState):  # Reexpander
             rest = _ssh_command(argv[1:])
             if rest:
                 self.script(" ".join(rest), None, depth + 1)
-        elif kinds == {"unknown"} and not is_known(prog):
+        elif kinds == {"unknown"} and (effect.speculate or not is_known(prog)):
             self._speculate(argv, depth, cwd)
 
     def _finish_code(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fnmatch
 import glob as _glob
+import itertools
 import os
 import posixpath
 import re
@@ -34,6 +35,8 @@ HINT: Final = (
     "leave its secrets out (`rsync --exclude '.env*'`, a `.gitignore`); if a secret must be "
     "sent, ask the user to do it."
 )
+#: paths a sent glob may match for the guard to look at each
+_GLOB_MAX: Final = 1000
 _TARGET_HINT: Final = (
     "Name the file to send plainly in the command (no variable or substitution the guard "
     "cannot follow), so the guard can see that it is not a secret."
@@ -132,7 +135,11 @@ class SecretCheck:
         full = posixpath.normpath(posixpath.join(cwd, posixpath.expanduser(path)))
         candidates = [full]
         if any(c in full for c in "*?["):
-            candidates.extend(_glob.glob(full)[:1000])
+            matched = list(itertools.islice(_glob.iglob(full), _GLOB_MAX + 1))
+            if len(matched) > _GLOB_MAX:  # not all seen: as if one of the rest were a secret
+                why = f"{cmd.program} sends what {path} matches, more than {_GLOB_MAX:,} paths"
+                return Leak(cmd, full, "", Opaque(why, _TARGET_HINT))
+            candidates.extend(matched)
         if cmd.cwd is None and not path.startswith(("/", "~")):  # a directory not followed
             candidates.append(posixpath.join(roots[0], posixpath.basename(path)))
         for candidate in candidates:

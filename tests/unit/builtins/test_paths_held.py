@@ -160,6 +160,18 @@ REMOVES = [
         "services/api/config/.env",
     ),
     ("cmake-remove", "cmake -E remove_directory services", "services/api/config/.env"),
+    ("cmake-env", "cmake -E env X=1 rm -rf services", "services/api/config/.env"),
+    ("cmake-chdir", "cmake -E chdir services rm -rf api", "services/api/config/.env"),
+    (
+        "zip-move-names-on-input",
+        "echo services/api/config/.env | zip -qm @TOP@/a.zip -@",
+        "services/api/config/.env",
+    ),
+    (
+        "tar-names-before-C",
+        "touch @TOP@/x; tar -cf @TOP@/a.tar --remove-files services -C @TOP@ x",
+        "services/api/config/.env",
+    ),
 ]
 
 #: the same folders spelled ending in ``..``: GNU and BSD ``rm`` refuse such an operand and
@@ -182,11 +194,10 @@ def test_a_folder_above_the_project_spelled_with_dotdot_is_denied(
 
 
 def _case(name: str, command: str, removed: str) -> Any:
-    program = command.split()[0]  # zip, gio, cmake, node may be missing; the rest are here
-    missing = pytest.mark.skipif(
-        program in ("zip", "gio", "cmake", "node") and shutil.which(program) is None,
-        reason=f"no {program} here",
-    )
+    # zip, gio, cmake, node may be missing; bash, coreutils, python3, perl are everywhere
+    absent = [p for p in ("zip", "gio", "cmake", "node") if p in command.split()]
+    absent = [p for p in absent if shutil.which(p) is None]
+    missing = pytest.mark.skipif(bool(absent), reason=f"no {' '.join(absent)} here")
     return pytest.param(command, removed, id=name, marks=missing)
 
 
@@ -330,3 +341,45 @@ def test_a_workspace_package_linked_into_node_modules_is_the_projects_own(projec
     decision, reason = decide(project, "rm -rf node_modules/@org/shared/config")
     assert decision == "deny" and ".env" in reason
     assert decide(project, "rm -rf node_modules")[0] == "allow"  # the link goes, not its folder
+
+
+def test_ls_of_a_folder_prints_bare_names_that_xargs_finds_here(project: Path) -> None:
+    """``ls x`` prints ``services``, not ``x/services``: ``rm -rf`` then takes the project's."""
+    (project / "x" / "services").mkdir(parents=True)
+    command = "ls x | xargs rm -rf"
+    decision, reason = decide(project, command)
+    assert decision == "deny", reason
+    subprocess.run(["bash", "-c", command], cwd=project, capture_output=True, timeout=20)
+    assert not (project / "services").exists()  # the proof: it was the project's folder
+
+
+def test_a_package_folders_own_files_are_looked_at(project: Path) -> None:
+    """Only the packages inside a package folder are skipped, not what lies in it directly."""
+    (project / "node_modules").mkdir()
+    (project / "node_modules" / ".env").write_text("X=1\n", encoding="utf-8")
+    decision, reason = decide(project, "rm -rf node_modules")
+    assert decision == "deny" and "node_modules/.env" in reason
+
+
+def test_a_place_named_outright_past_the_budget_gets_the_opaque_answer(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The looks at the places the globs name share the budget: past it, the folder is not
+    seen, and the ``opaque`` option decides (never a hit on a glob that does not exist)."""
+    big = project / "sub" / ".claude" / "big"
+    big.mkdir(parents=True)
+    for i in range(50):
+        (big / f"f{i}").write_text("", encoding="utf-8")
+    monkeypatch.setattr(path_scan, "HELD_LIMIT", 20)
+    paths = ["sub/.claude/settings*.json"]
+    decision, reason = decide(project, "rm -rf sub", ProtectPaths(paths=paths))
+    assert decision == "deny" and "sub holds more than 20 entries" in reason
+    assert decide(project, "rm -rf sub", ProtectPaths(paths=paths, opaque="allow")) == ("allow", "")
+
+
+def test_a_glob_matching_more_than_the_guard_looks_at_is_not_seen(project: Path) -> None:
+    for i in range(1001):
+        (project / "many" / f"d{i}" / "c").mkdir(parents=True)
+    decision, reason = decide(project, "rm -rf many/d*/*")
+    assert decision == "deny" and "matches more than 1,000 paths" in reason
+    assert decide(project, "rm -rf many/d99*/*")[0] == "allow"  # 11 folders, nothing protected

@@ -108,23 +108,33 @@ def _tsc(args: list[str]) -> Effect:
 
 def _cmake(args: list[str]) -> Effect:
     """``cmake -E``: its portable file commands (``rm -r``, ``remove_directory``, ``rename``,
-    ``copy``...) change their operands; anything else configures or builds (unknown)."""
-    if args[:1] != ["-E"] or len(args) < 2:
-        return Effect("unknown")
-    verb, ops = args[1], [a for a in args[2:] if not a.startswith("-")]
+    ``copy``...) change their operands, ``env``/``time`` run a command, ``chdir`` runs one
+    in another folder (not followed); anything else is read as an unknown program's words."""
+    verb = args[1] if args[:1] == ["-E"] and len(args) > 1 else ""
+    ops = [a for a in args[2:] if not a.startswith("-")]
     if verb in ("rm", "remove", "remove_directory"):
         return Effect("delete", targets=ops)
     if verb == "rename":
         return Effect("move", "file_write", targets=ops)
-    if verb in ("copy", "copy_directory", "copy_if_different", "create_symlink", "touch",
-                "make_directory", "touch_nocreate", "create_hardlink"):  # fmt: skip
-        return Effect(
-            "file_write", targets=ops[-1:] if verb.startswith(("copy", "create")) else ops
-        )
+    if verb in ("copy", "copy_directory", "copy_if_different", "create_symlink", "create_hardlink"):
+        return Effect("file_write", targets=ops[-1:])
+    if verb in ("touch", "touch_nocreate", "make_directory"):
+        return Effect("file_write", targets=ops)
     if verb in ("echo", "echo_append", "environment", "capabilities", "sha256sum", "md5sum",
                 "compare_files", "cat", "true", "false", "sleep"):  # fmt: skip
         return Effect("read_only")
-    return Effect("unknown")
+    if verb in ("env", "time", "chdir"):
+        rest = args[2:]
+        if verb == "env":
+            while rest and ("=" in rest[0] or rest[0].startswith("--unset")):
+                rest = rest[1:]
+        found = Effect("unknown", nested=[rest[1:] if verb == "chdir" else rest])
+        if verb == "chdir":  # its command's paths are from a folder the guard does not follow
+            found.opaque = ["runs a command in another folder (`cmake -E chdir`)"]
+        return found
+    found = Effect("unknown")
+    found.speculate = True
+    return found
 
 
 HANDLERS: Final[dict[str, Handler]] = {

@@ -27,7 +27,9 @@ class Effect:
     (``sed 's/x/y/e'``).
     """
 
-    __slots__ = ("item", "kinds", "nested", "opaque", "scripts", "sources", "targets", "trees")
+    __slots__ = (
+        "item", "kinds", "nested", "opaque", "scripts", "sources", "speculate", "targets", "trees",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -45,6 +47,9 @@ class Effect:
         self.item: tuple[list[str], tuple[str, ...] | None, bool] | None = None
         self.scripts: Sequence[tuple[str, str]] = ()
         self.opaque: Sequence[str] = ()
+        #: a verb of a known program the table does not know: its words are read for a
+        #: command they may spell, as an unknown program's are
+        self.speculate = False
 
 
 Handler = Callable[[list[str]], Effect]

@@ -70,27 +70,22 @@ def _gio(args: list[str]) -> Effect:
     sub, rest = (args[0], args[1:]) if args else ("", [])
     if sub in ("move", "copy"):
         return (MV if sub == "move" else CP)(rest)
-    if sub == "rename":
+    if sub == "rename":  # the new name, in the same folder
         ops = split_opts(rest)[1]
-        return Effect("move", targets=ops[:1])
+        new = [posixpath.join(posixpath.dirname(ops[0]), ops[1])] if len(ops) > 1 else []
+        return Effect("move", "file_write", targets=ops[:1] + new)
     if sub in ("remove", "trash"):
         return Effect("delete", targets=split_opts(rest)[1])
     if sub == "save":
         return Effect("file_write", targets=split_opts(rest)[1][:1])
-    if sub in (
-        "info",
-        "list",
-        "cat",
-        "tree",
-        "mime",
-        "monitor",
-        "mount",
-        "open",
-        "version",
-        "help",
-    ):
+    if sub in _GIO_READS:
         return Effect("read_only")
-    return Effect("unknown")
+    found = Effect("unknown")  # open (launches a program), launch, ...: read like unknown
+    found.speculate = True
+    return found
+
+
+_GIO_READS: Final = word_set("info list cat tree mime monitor mount version help")
 
 
 def _install(args: list[str]) -> Effect:
@@ -197,7 +192,10 @@ def _zip(args: list[str]) -> Effect:
     folder with what it holds."""
     opts, ops = split_opts(args, "bnitxP")
     if has_opt(opts, "-m --move"):
-        return Effect("file_write", "delete", targets=ops)
+        found = Effect("file_write", "delete", targets=ops)
+        if has_opt(opts, "-@ --names-stdin"):  # what it deletes comes on its input
+            found.opaque = ["deletes the files its input names, which the guard does not read"]
+        return found
     return Effect("file_write", targets=ops[:1])
 
 

@@ -143,6 +143,7 @@ def _tar(args: list[str]) -> Effect:
     longs: set[str] = set()
     members: list[str] = []
     values: dict[str, str] = {}
+    placed: list[str] = []  # each member in the folder the -C before it names
     i, n = 0, len(args)
     if args and not args[0].startswith("-"):  # tar xzf a.tgz: the old bundled form
         for ch in args[0]:
@@ -155,6 +156,7 @@ def _tar(args: list[str]) -> Effect:
         a = args[i]
         if a == "--":
             members.extend(args[i + 1 :])
+            placed.extend(_in_folder(values, m) for m in args[i + 1 :])
             break
         if a.startswith("--"):
             name, eq, val = a.partition("=")
@@ -175,6 +177,7 @@ def _tar(args: list[str]) -> Effect:
                     break
         else:
             members.append(a)
+            placed.append(_in_folder(values, a))
         i += 1
     archive = values.get("f") or values.get("--file")
     where = values.get("C") or values.get("--directory") or "."
@@ -188,10 +191,16 @@ def _tar(args: list[str]) -> Effect:
     res = Effect("file_write", targets=[archive] if creates and archive and archive != "-" else [])
     if "--remove-files" in longs:  # what it archives goes: from -C's folder, or a list
         res.kinds.add("delete")
-        res.targets.extend(posixpath.join(where, m) for m in members)
+        res.targets.extend(placed)
         if values.get("T") or values.get("--files-from"):  # names read from a file
             res.opaque = ["deletes the files a list names, which the guard does not read"]
     return res
+
+
+def _in_folder(values: dict[str, str], member: str) -> str:
+    """``member`` in the folder of the last ``-C`` so far (GNU tar applies each to the
+    names after it)."""
+    return posixpath.join(values.get("C") or values.get("--directory") or ".", member)
 
 
 def _extract(absolute: bool, where: str, members: list[str]) -> Effect:
