@@ -322,6 +322,7 @@ def test_a_package_folder_holding_the_project_is_still_denied(project: Path) -> 
         ("git stash list", "allow"),
         ("git worktree remove --force services", "deny"),
         ("git worktree list", "allow"),
+        ("git worktree move services ../elsewhere", "deny"),
     ],
 )
 def test_git_stash_taking_files_out_of_the_work_tree(

@@ -213,12 +213,15 @@ def _git_stash(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
 
 
 def _git_worktree(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
-    """``git worktree remove PATH`` deletes the worktree's folder, with what it holds."""
+    """``git worktree remove PATH`` deletes the worktree's folder, with what it holds;
+    ``move`` takes it elsewhere."""
     action = first(ops) or "list"
     if action == "list":
         return Effect("read_only")
     if action == "remove":
         return Effect("git_mutation", "delete", targets=ops[1:])
+    if action == "move":  # the worktree's folder goes elsewhere, with what it holds
+        return Effect("git_mutation", "move", "file_write", targets=ops[1:3])
     return Effect("git_mutation")
 
 
