@@ -273,7 +273,7 @@ class ProtectPaths:
         for cmd in intent.commands:
             base = _base(cmd, cwd, holes, root)
             for target in cmd.targets:
-                for hit in self._target(target, base, cmd, holes, root, budget):
+                for hit in self._target(target, base, cmd, holes, root, budget, cwd):
                     yield self._framed(hit, cmd, holes, root)
             for source in cmd.sources:  # cp x dir: dir/x, when dir is a directory
                 name = posixpath.basename(source.rstrip("/"))
@@ -281,7 +281,7 @@ class ProtectPaths:
                     full = posixpath.join(base or cwd, posixpath.expanduser(target))
                     if not HOLE_RE.search(full) and os.path.isdir(full):
                         yield from self._target(
-                            posixpath.join(full, name), base, cmd, holes, root, budget
+                            posixpath.join(full, name), base, cmd, holes, root, budget, cwd
                         )
             if cmd.mentions:
                 yield from self._named(cmd.mentions, base or cwd, root, cmd, holes)
@@ -335,8 +335,11 @@ class ProtectPaths:
         holes: Sequence[Hole],
         root: Roots,
         budget: Budget,
+        cwd: str,
     ) -> Iterator[_Hit]:
-        target = fill_holes(target, holes, _first(root), fd="/dev/fd/63")
+        """What changing ``target`` (as the command wrote it, running in ``base``; the line
+        starts in ``cwd``) reaches."""
+        target = fill_holes(target, holes, _first(root), fd="/dev/fd/63", cwd=cwd)
         if base is None and not target.startswith(("/", "~")):
             yield from self._unknown(target, None, cmd, holes, root, budget)
             return
@@ -508,7 +511,7 @@ def _base(cmd: Command, cwd: str, holes: Sequence[Hole], root: Roots) -> str | N
         return None
     if not cmd.cwd:
         return cwd
-    where = fill_holes(cmd.cwd, holes, _first(root), fd="/dev/fd/63")
+    where = fill_holes(cmd.cwd, holes, _first(root), fd="/dev/fd/63", cwd=cwd)
     if HOLE_RE.search(where):
         return None
     return posixpath.normpath(posixpath.join(cwd, posixpath.expanduser(where)))

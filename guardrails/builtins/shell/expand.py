@@ -406,7 +406,10 @@ class Expander:
             why = "the directory the command runs in"
             if self.cur_cwd is None:
                 why = "the directory after a `cd` the guard cannot follow"
-            return [self.hole("any", text, why, split=not quoted)]
+            found = self.hole("any", text, why, split=not quoted)
+            if self.cur_cwd is not None and not has_hole(self.cur_cwd):
+                self.holes.of(found)[0].cwd = self.cur_cwd
+            return [found]
         if name == "OLDPWD":
             return [self.hole("any", text, "the previous directory")]
         return [self.hole("env", text, "an environment variable", env=name, split=not quoted)]

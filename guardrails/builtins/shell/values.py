@@ -174,7 +174,7 @@ def worst(outs: list[Output]) -> Output:
 class Hole:
     """One part of an expanded word that is not known before the command runs."""
 
-    __slots__ = ("env", "fetch", "hidden", "kind", "names", "out", "split", "text", "why")
+    __slots__ = ("cwd", "env", "fetch", "hidden", "kind", "names", "out", "split", "text", "why")
 
     def __init__(
         self,
@@ -197,6 +197,9 @@ class Hole:
         self.names = names
         self.hidden = hidden
         self.split = split  # unquoted: word splitting may cut it into several words
+        #: ``$PWD``: the folder the shell was in, relative to where the line starts (a guard
+        #: that knows that folder may fill it in; to the rest it is any text)
+        self.cwd: str | None = None
 
     @property
     def unknown(self) -> bool:
@@ -243,13 +246,17 @@ class Opaque(str):
         return self
 
 
-def fill_holes(text: str, holes: Sequence[Hole], root: str, fd: str | None = None) -> str:
-    """Fill what a guard can: environment variables it has, the project root, tokens, and
-    (``fd``) a file descriptor's path; any other hole stays, for the caller to count as
-    unseen."""
+def fill_holes(
+    text: str, holes: Sequence[Hole], root: str, fd: str | None = None, cwd: str | None = None
+) -> str:
+    """Fill what a guard can: environment variables it has, the project root, tokens,
+    (``fd``) a file descriptor's path, and (``cwd``: the folder the line starts in) ``$PWD``
+    where the line's ``cd``s were followed; any other hole stays, for the caller to count
+    as unseen."""
     if HOLE_RE.search(text) is None:
         return text
     import os
+    import posixpath
 
     def one(m: Any) -> str:
         k = hole_index(m.group())
@@ -264,6 +271,10 @@ def fill_holes(text: str, holes: Sequence[Hole], root: str, fd: str | None = Non
             return "x"
         if hole.kind == "fd" and fd is not None:
             return fd
+        if hole.cwd is not None and cwd is not None and m.start() == 0:
+            # $PWD where it starts a path; after a `/` it stands for a part of one
+            # (`../$(basename $PWD)`), which the guard does not work out
+            return posixpath.normpath(posixpath.join(cwd, hole.cwd))
         return str(m.group())
 
     return HOLE_RE.sub(one, text)

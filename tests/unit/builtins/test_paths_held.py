@@ -100,6 +100,8 @@ REMOVES = [
     # a folder in a place the guard cannot know: the worst case
     ("pwd-prefix", 'rm -rf "$PWD/services"', "services/api/config/.env"),
     ("pwd-command", 'rm -rf "$(pwd)/services"', "services/api/config/.env"),
+    ("pwd-kept-then-cd", 'x="$PWD"; cd src; rm -rf "$x/services"', "services/api/config/.env"),
+    ("pwd-after-cd", 'cd src && rm -rf "$PWD/../services"', "services/api/config/.env"),
     ("previous-dir", "cd src && rm -rf ~-/services", "services/api/config/.env"),
     ("cd-unknown", 'cd "$PWD/services" && rm -rf api', "services/api/config/.env"),
     ("cdpath", "cd src && CDPATH=.. cd services && rm -rf api", "services/api/config/.env"),
@@ -232,6 +234,8 @@ def test_a_folder_holding_a_protected_path_at_any_depth_is_denied(
         "mv assets old_assets",
         "rm -rf assets/img",
         "rm -rf cfg",
+        'rm -rf "$PWD/assets"',  # $PWD is the folder the line starts in: known
+        'x="$PWD"; cd src; rm -rf "$x/assets"',
         'python3 -c \'import subprocess as s; s.run(["ls"]); print("s.env")\'',
         "python3 -c 'from shutil import rmtree as r; r(\"assets\")'",
     ],
