@@ -26,7 +26,16 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-__all__ = ["CAP", "HELD_LIMIT", "PACKAGE_FOLDERS", "Budget", "PathRules", "Roots", "resolved"]
+__all__ = [
+    "CAP",
+    "HELD_LIMIT",
+    "PACKAGE_FOLDERS",
+    "UNREAD",
+    "Budget",
+    "PathRules",
+    "Roots",
+    "resolved",
+]
 
 #: the project root, or several (the first is the project's; see ``ProtectPaths``)
 Roots = str | tuple[str, ...]
@@ -41,6 +50,7 @@ PACKAGE_FOLDERS: Final = frozenset({"node_modules", "site-packages", "dist-packa
 #: build or cache folder passes, at ~1 us an entry; a whole home directory does not)
 HELD_LIMIT: Final = 200_000
 CAP: Final = "\x00cap"  # a walk that gave up: the answer is not known
+UNREAD: Final = "\x00unread"  # a folder in a deleted or moved one could not be listed
 
 
 class Budget:
@@ -348,7 +358,11 @@ class PathRules:
             folder, real_folder, level, in_package = queue.popleft()
             try:
                 entries = list(os.scandir(folder))
-            except OSError:
+            except PermissionError:  # `mv` takes it along unread: not seen, when it counts
+                if packages is None or folder == lexical_top:
+                    continue
+                return UNREAD, folder
+            except OSError:  # gone meanwhile: nothing there to change
                 continue
             over = len(entries) > budget.left  # looked at as far as the budget goes
             if over:

@@ -37,7 +37,7 @@ from typing import Any, Final
 
 from ..definition.matchers import BUILTIN_PRIMARY_ARGS
 from ..results import HookResult
-from .path_scan import CAP, Budget, PathRules, Roots, resolved
+from .path_scan import CAP, UNREAD, Budget, PathRules, Roots, resolved
 from .shell.classify import Command, Intent, classify, command_of
 from .shell.expand import any_case
 from .shell.project import check_opaque, git_top, project_root
@@ -393,6 +393,12 @@ class ProtectPaths:
     ) -> _Hit:
         """A hit of :meth:`PathRules.held`: the protected path, or (past the budget) the
         folder not seen."""
+        if found[0] == UNREAD:
+            why = (
+                f"{_shown(found[1], _first(root))}, inside {_shown(folder, _first(root))}, "
+                "cannot be read, so what it holds is not known"
+            )
+            return _Hit(folder, "", cmd, holes, Opaque(why, _HELD_HINT))
         if found[0] != CAP:
             return _Hit(found[1], found[0], cmd, holes)
         why = (

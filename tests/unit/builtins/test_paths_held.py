@@ -388,3 +388,24 @@ def test_a_glob_matching_more_than_the_guard_looks_at_is_not_seen(project: Path)
     decision, reason = decide(project, "rm -rf many/d*/*")
     assert decision == "deny" and "matches more than 1,000 paths" in reason
     assert decide(project, "rm -rf many/d99*/*")[0] == "allow"  # 11 folders, nothing protected
+
+
+def test_a_folder_inside_that_cannot_be_read_is_not_seen(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``mv`` takes an unreadable folder along with what it holds: the folder it moves gets
+    the ``opaque`` answer, naming the one it could not read (the tests run as root, which
+    reads everything, so the refusal is made here)."""
+    locked = str(project / "services" / "api")
+    real_scandir = os.scandir
+
+    def scandir(path: Any) -> Any:
+        if str(path) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    decision, reason = decide(project, "mv services @TOP@/elsewhere")
+    assert decision == "deny"
+    assert "services/api, inside services, cannot be read" in reason
+    assert decide(project, "mv services @TOP@/x", ProtectPaths(opaque="ask"))[0] == "ask"
