@@ -358,12 +358,12 @@ class PathRules:
             folder, real_folder, level, in_package = queue.popleft()
             try:
                 entries = list(os.scandir(folder))
-            except PermissionError:  # `mv` takes it along unread: not seen, when it counts
+            except (FileNotFoundError, NotADirectoryError):  # gone meanwhile: nothing there
+                continue
+            except OSError:  # unreadable, a name too long: `mv` takes it along unread
                 if packages is None or folder == lexical_top:
                     continue
                 return UNREAD, folder
-            except OSError:  # gone meanwhile: nothing there to change
-                continue
             over = len(entries) > budget.left  # looked at as far as the budget goes
             if over:
                 entries = entries[: max(budget.left, 0)]

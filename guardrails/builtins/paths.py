@@ -27,6 +27,7 @@ name or code is computed) is the worst case: the ``opaque`` option decides.
 from __future__ import annotations
 
 import copy
+import fnmatch
 import glob as _glob
 import os
 import posixpath
@@ -355,7 +356,10 @@ class ProtectPaths:
                 if glob is not None:
                     yield _Hit(full, glob, cmd, holes)
                 elif _CHANGES_DIRS & cmd.kinds:  # a folder deleted or moved, with what it holds
-                    yield from self._held(_changed(where, path, full), cmd, holes, root, budget)
+                    folders = _changed(where, path, full)
+                    if where != cwd and not os.path.isdir(where):  # a `cd` there fails: here
+                        folders.append(posixpath.normpath(posixpath.join(cwd, path)))
+                    yield from self._held(folders, cmd, holes, root, budget)
             return
         yield from self._unknown(target, where, cmd, holes, root, budget)
 
@@ -422,6 +426,8 @@ class ProtectPaths:
         hit = self._rules.under(parent, names, hidden, root)
         if hit is None and _CHANGES_DIRS & cmd.kinds:
             folders = self._rules.named_folders(parent, names or ("*",), hidden, budget)
+            if folders is not None and names and _named_as(parent, names):
+                folders.append(parent)  # find lists its start too (`find * -name 'de*'`)
             if folders is not None:  # listed folders go whole, with what they hold
                 found = list(self._held(folders, cmd, holes, root, budget))
                 yield from found
@@ -466,7 +472,7 @@ class ProtectPaths:
                 if hit:
                     return
             return
-        if _CHANGES_DIRS & cmd.kinds and (where is None or HOLE_RE.match(target)):
+        if _CHANGES_DIRS & cmd.kinds and (where is None or _in_folders(target)):
             # a folder deleted or moved from a place not known: it could be any folder
             if where is None:
                 what = "the directory it runs in (after a `cd` the guard cannot follow)"
@@ -508,6 +514,18 @@ class ProtectPaths:
             _TARGET_HINT,
         )
         yield _Hit(sample, glob, cmd, holes, reason)
+
+
+def _named_as(path: str, names: Sequence[str]) -> bool:
+    name = posixpath.basename(path.rstrip("/"))
+    return any(fnmatch.fnmatchcase(name, n) for n in names)
+
+
+def _in_folders(target: str) -> bool:
+    """Whether an unknown part of ``target`` is in its folders (``$X/name``, ``/$X/name``),
+    not only in its last name: the folder it names could then be anywhere."""
+    first = HOLE_RE.search(target)
+    return first is not None and (first.start() == 0 or "/" in target[first.start() :])
 
 
 def _base(cmd: Command, cwd: str, holes: Sequence[Hole], root: Roots) -> str | None:

@@ -443,6 +443,10 @@ class _Parser(Lexer):
         if "CDPATH" in self.s and not target.startswith(("/", "~", ".", "-")):
             self.cwd = None  # the line sets CDPATH: `cd name` may go to any folder it lists
             return
+        physical = "-P" in words[1:] or "set -P" in self.s or "physical" in self.s
+        if len(args) > 1 or (physical and ".." in target.split("/")):
+            self.cwd = None  # `cd a b` fails; `cd -P l/..` goes up from where the link leads
+            return
         if args and raw.shapes[args[0]] is not None:  # cd "$x": known after expansion
             self.state.cd_targets.append(raw)
             self.cwd = _join_cwd(self.cwd, f"{CD_MARK}{len(self.state.cd_targets) - 1}{CD_MARK}")

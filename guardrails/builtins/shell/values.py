@@ -271,7 +271,7 @@ def fill_holes(
             return "x"
         if hole.kind == "fd" and fd is not None:
             return fd
-        if hole.cwd is not None and cwd is not None and m.start() == 0:
+        if hole.cwd is not None and cwd is not None and not text[: m.start()].strip("/"):
             # $PWD where it starts a path; after a `/` it stands for a part of one
             # (`../$(basename $PWD)`), which the guard does not work out
             return posixpath.normpath(posixpath.join(cwd, hole.cwd))

@@ -105,6 +105,23 @@ REMOVES = [
     ("previous-dir", "cd src && rm -rf ~-/services", "services/api/config/.env"),
     ("cd-unknown", 'cd "$PWD/services" && rm -rf api', "services/api/config/.env"),
     ("cdpath", "cd src && CDPATH=.. cd services && rm -rf api", "services/api/config/.env"),
+    ("slash-pwd", "rm -rf /$PWD/services", "services/api/config/.env"),
+    ("slash-pwd-command", 'rm -rf /"$(pwd)"/services', "services/api/config/.env"),
+    (
+        "tar-C-then-pwd",
+        'tar -C src -cf @TOP@/x.tar --remove-files "$PWD/services"',
+        "services/api/config/.env",
+    ),
+    # a `cd` that fails leaves the line where it was; `cd -P` goes up from the link's target
+    ("failed-cd", "cd nowhere; rm -rf services", "services/api/config/.env"),
+    ("cd-two-folders", "cd src assets; rm -rf services", "services/api/config/.env"),
+    ("cd-physical", 'cd -P cfg/.. && rm -rf "$PWD/config"', "services/api/config/.env"),
+    # find listing its own start points
+    (
+        "find-star-start",
+        "find * -maxdepth 0 -name 'serv*' -exec rm -rf {} +",
+        "services/api/config/.env",
+    ),
     # find following a link, ls listing folders for xargs
     ("find-follows-link", "find -L cfg -delete", "services/api/config/.env"),
     ("ls-listing-xargs", "ls -d serv* | xargs rm -rf", "services/api/config/.env"),
@@ -162,6 +179,18 @@ REMOVES = [
         "services/api/config/.env",
     ),
     ("cmake-remove", "cmake -E remove_directory services", "services/api/config/.env"),
+    ("tar-remove-abbreviated", "tar --remove -cf @TOP@/a.tar services", "services/api/config/.env"),
+    (
+        "tar-C-chain",
+        "tar -cf @TOP@/x.tar --remove-files -C services -C api config",
+        "services/api/config/.env",
+    ),
+    ("zip-recursing-a-link", "zip -rmq @TOP@/x.zip cfg", "services/api/config/.env"),
+    (
+        "gio-file-uri",
+        "gio trash file://@TOP@/work/team/project/services",
+        "services/api/config/.env",
+    ),
     ("cmake-env", "cmake -E env X=1 rm -rf services", "services/api/config/.env"),
     ("cmake-chdir", "cmake -E chdir services rm -rf api", "services/api/config/.env"),
     (
@@ -326,6 +355,11 @@ def test_a_package_folder_holding_the_project_is_still_denied(project: Path) -> 
         ("git stash list", "allow"),
         ("git worktree remove --force services", "deny"),
         ("git worktree list", "allow"),
+        ("git stash push -u -- ':(exclude)src'", "deny"),  # git matches these: any file
+        ("git stash push -u -- '*/config/*'", "deny"),
+        ("echo services | git stash push -u --pathspec-from-file=-", "deny"),
+        ("git -C services stash push -u api", "deny"),  # its paths are from -C's folder
+        ("git -C src stash push -u api", "allow"),
         ("git worktree move services ../elsewhere", "deny"),
     ],
 )
@@ -390,8 +424,13 @@ def test_a_glob_matching_more_than_the_guard_looks_at_is_not_seen(project: Path)
     assert decide(project, "rm -rf many/d99*/*")[0] == "allow"  # 11 folders, nothing protected
 
 
+@pytest.mark.parametrize(
+    "error",
+    [PermissionError(13, "Permission denied"), OSError(36, "File name too long")],
+    ids=["unreadable", "name-too-long"],
+)
 def test_a_folder_inside_that_cannot_be_read_is_not_seen(
-    project: Path, monkeypatch: pytest.MonkeyPatch
+    project: Path, monkeypatch: pytest.MonkeyPatch, error: OSError
 ) -> None:
     """``mv`` takes an unreadable folder along with what it holds: the folder it moves gets
     the ``opaque`` answer, naming the one it could not read (the tests run as root, which
@@ -401,7 +440,7 @@ def test_a_folder_inside_that_cannot_be_read_is_not_seen(
 
     def scandir(path: Any) -> Any:
         if str(path) == locked:
-            raise PermissionError(13, "Permission denied", str(path))
+            raise error
         return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", scandir)

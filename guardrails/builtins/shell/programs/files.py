@@ -68,6 +68,7 @@ def _gio(args: list[str]) -> Effect:
     """GIO's file commands: ``move``/``rename``/``remove``/``trash`` take their operands
     away (a folder with what it holds), ``copy``/``save`` write their destination."""
     sub, rest = (args[0], args[1:]) if args else ("", [])
+    rest = [a[len("file://") :] if a.startswith("file:///") else a for a in rest]  # local URIs
     if sub in ("move", "copy"):
         return (MV if sub == "move" else CP)(rest)
     if sub == "rename":  # the new name, in the same folder
@@ -192,7 +193,9 @@ def _zip(args: list[str]) -> Effect:
     folder with what it holds."""
     opts, ops = split_opts(args, "bnitxP")
     if has_opt(opts, "-m --move"):
-        found = Effect("file_write", "delete", targets=ops)
+        follows = has_opt(opts, "-r --recurse-paths -R") and not has_opt(opts, "-y --symlinks")
+        # -r without -y reads a link's folder, then deletes what it read there
+        found = Effect("file_write", "delete", targets=[o + "/" if follows else o for o in ops])
         if has_opt(opts, "-@ --names-stdin"):  # what it deletes comes on its input
             found.opaque = ["deletes the files its input names, which the guard does not read"]
         return found

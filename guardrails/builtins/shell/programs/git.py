@@ -84,6 +84,10 @@ def _git_dir(args: list[str]) -> str:
 
 def _git(args: list[str]) -> Effect:
     res = _git_effect(args)
+    folder = _git_folder(args)
+    if folder:  # `git -C dir`: its paths are from there
+        res.targets = [posixpath.join(folder, t) for t in res.targets]
+        res.trees = [(m, posixpath.join(folder, d), n, h) for m, d, n, h in res.trees]
     if ".git/config" in res.targets:  # a local setting that makes git run code
         res.targets = [
             posixpath.join(_git_dir(args), "config") if t == ".git/config" else t
@@ -98,6 +102,17 @@ def _git(args: list[str]) -> Effect:
         elif not a.startswith("-") and (k == 0 or args[k - 1] not in _GIT_GLOBAL_ARG):
             break
     return res
+
+
+def _git_folder(args: list[str]) -> str:
+    """The folder the ``-C`` options before the subcommand lead to (each from the last)."""
+    found: list[str] = []
+    for k, a in enumerate(args):
+        if a == "-C" and k + 1 < len(args):
+            found.append(args[k + 1])
+        elif not a.startswith("-") and (k == 0 or args[k - 1] not in _GIT_GLOBAL_ARG):
+            break
+    return posixpath.join(*found) if found else ""
 
 
 def _git_effect(args: list[str]) -> Effect:
@@ -206,9 +221,11 @@ def _git_stash(rest: list[str], opts: Opts, ops: list[str]) -> Effect:
     if action not in ("push", "save") or not has_opt(opts, "-u --include-untracked -a --all"):
         return Effect("git_mutation")
     paths = ops[1:] if named else ops
-    res = Effect("git_mutation", "delete", targets=[p for p in paths if p != "--"])
-    if has_opt(opts, "-a --all"):
-        res.trees = [("delete", ".", None, "nogit")]
+    paths = [p for p in paths if p != "--"]
+    res = Effect("git_mutation", "delete", targets=paths)
+    matched = any(p.startswith(":") or any(c in p for c in "*?[") for p in paths)
+    if has_opt(opts, "-a --all") or matched or has_opt(opts, "--pathspec-from-file"):
+        res.trees = [("delete", ".", None, "nogit")]  # git matches them: any file it takes
     return res
 
 

@@ -144,6 +144,7 @@ def _tar(args: list[str]) -> Effect:
     members: list[str] = []
     values: dict[str, str] = {}
     placed: list[str] = []  # each member in the folder the -C before it names
+    folders: list[str] = []  # the -C folders so far
     i, n = 0, len(args)
     if args and not args[0].startswith("-"):  # tar xzf a.tgz: the old bundled form
         for ch in args[0]:
@@ -156,7 +157,7 @@ def _tar(args: list[str]) -> Effect:
         a = args[i]
         if a == "--":
             members.extend(args[i + 1 :])
-            placed.extend(_in_folder(values, m) for m in args[i + 1 :])
+            placed.extend(_in_folder(folders, m) for m in args[i + 1 :])
             break
         if a.startswith("--"):
             name, eq, val = a.partition("=")
@@ -165,6 +166,8 @@ def _tar(args: list[str]) -> Effect:
                 i += 1
                 val = args[i]
             values[name] = val
+            if name == "--directory" and val:
+                folders.append(val)
         elif a.startswith("-") and len(a) > 1:
             for j, ch in enumerate(a[1:], 1):
                 letters.add(ch)
@@ -174,10 +177,12 @@ def _tar(args: list[str]) -> Effect:
                         i += 1
                         val = args[i]
                     values[ch] = val
+                    if ch == "C" and val:
+                        folders.append(val)
                     break
         else:
             members.append(a)
-            placed.append(_in_folder(values, a))
+            placed.append(_in_folder(folders, a))
         i += 1
     archive = values.get("f") or values.get("--file")
     where = values.get("C") or values.get("--directory") or "."
@@ -189,7 +194,7 @@ def _tar(args: list[str]) -> Effect:
         return _extract("P" in letters or "--absolute-names" in longs, where, members)
     creates = letters & set("cruA") or longs & word_set("--create --append --update --delete")
     res = Effect("file_write", targets=[archive] if creates and archive and archive != "-" else [])
-    if "--remove-files" in longs:  # what it archives goes: from -C's folder, or a list
+    if any(len(o) >= 5 and "--remove-files".startswith(o) for o in longs):  # --rem, ...
         res.kinds.add("delete")
         res.targets.extend(placed)
         if values.get("T") or values.get("--files-from"):  # names read from a file
@@ -197,10 +202,10 @@ def _tar(args: list[str]) -> Effect:
     return res
 
 
-def _in_folder(values: dict[str, str], member: str) -> str:
-    """``member`` in the folder of the last ``-C`` so far (GNU tar applies each to the
-    names after it)."""
-    return posixpath.join(values.get("C") or values.get("--directory") or ".", member)
+def _in_folder(folders: list[str], member: str) -> str:
+    """``member`` in the folder the ``-C``s so far lead to (GNU tar applies each to the
+    names after it, a relative one from the one before)."""
+    return posixpath.join(".", *folders, member)
 
 
 def _extract(absolute: bool, where: str, members: list[str]) -> Effect:
