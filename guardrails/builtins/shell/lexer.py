@@ -337,42 +337,51 @@ class Lexer:
             self.i += 1
 
     def _ansi_c(self) -> str:
-        """Decode ``$'...'`` (ANSI-C quoting)."""
+        """Decode ``$'...'`` (ANSI-C quoting). ``\\xHH`` and octal escapes are bytes, as bash
+        makes them: a byte that is not UTF-8 comes out as the surrogate Python gives that
+        byte in a file name (``$'\\xff'`` names the file ``os.fsdecode(b"\\xff")``)."""
         s, n = self.s, self.n
         j = self.i + 2
-        out: list[str] = []
+        out = bytearray()
+
+        def text(t: str) -> None:
+            out.extend(t.encode("utf-8", "surrogatepass"))
+
         while j < n and s[j] != "'":
             if s[j] == "\\" and j + 1 < n:
                 d = s[j + 1]
                 if d in _ANSI_C:
-                    out.append(_ANSI_C[d])
+                    text(_ANSI_C[d])
                     j += 2
                 elif d in _HEX:
                     m = _HEX[d].match(s, j + 2)
-                    if m:
-                        out.append(chr(min(int(m.group(), 16), 0x10FFFF)))
+                    if m and d == "x":
+                        out.append(int(m.group(), 16))
+                        j = m.end()
+                    elif m:
+                        text(chr(min(int(m.group(), 16), 0x10FFFF)))
                         j = m.end()
                     else:
-                        out.append("\\" + d)
+                        text("\\" + d)
                         j += 2
                 elif d in "01234567":
                     m = _OCT.match(s, j + 1)
                     assert m is not None
-                    out.append(chr(int(m.group(), 8)))
+                    out.append(int(m.group(), 8) & 0xFF)
                     j = m.end()
                 elif d == "c" and j + 2 < n:  # \cX: a control character
-                    out.append(chr(ord(s[j + 2]) & 0x1F))
+                    text(chr(ord(s[j + 2]) & 0x1F))
                     j += 3
                 else:
-                    out.append("\\" + d)
+                    text("\\" + d)
                     j += 2
             else:
-                out.append(s[j])
+                text(s[j])
                 j += 1
         if j >= n:
             self.error("unterminated $'...' string")
         self.i = j + 1
-        return "".join(out)
+        return out.decode("utf-8", "surrogateescape")
 
     def _skip_balanced(self, j: int, open_: str, close: str) -> int:
         """Index after the ``close`` that balances an ``open_`` just before ``j`` (quote-aware)."""

@@ -448,3 +448,15 @@ def test_a_folder_inside_that_cannot_be_read_is_not_seen(
     assert decision == "deny"
     assert "services/api, inside services, cannot be read" in reason
     assert decide(project, "mv services @TOP@/x", ProtectPaths(opaque="ask"))[0] == "ask"
+
+
+def test_a_folder_named_by_raw_bytes_is_the_one_on_disk(project: Path) -> None:
+    """``$'\\xff'`` is the byte 0xff, as bash makes it, not the letter ``ÿ``."""
+    folder = project / os.fsdecode(b"\xff") / "sub"
+    folder.mkdir(parents=True)
+    (folder / ".env").write_text("X=1\n", encoding="utf-8")
+    command = "rm -rf $'\\xff'"
+    decision, reason = decide(project, command)
+    assert decision == "deny" and ".env" in reason
+    subprocess.run(["bash", "-c", command], cwd=project, capture_output=True, timeout=20)
+    assert not folder.exists()  # the proof: that was the folder bash removed

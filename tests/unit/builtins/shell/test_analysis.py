@@ -56,6 +56,8 @@ EXPANDED = [
     ("dirname", 'rm -rf "$(dirname /x)"', "rm -rf /"),
     ("arithmetic", "kill -9 $((0-1))", "kill -9 -1"),
     ("ansi-c", "$'\\x72\\x6d' -rf /", "rm -rf /"),
+    ("ansi-c-utf8-bytes", "echo $'\\xc3\\xa9\\303\\251'", "echo \u00e9\u00e9"),  # bytes, as bash
+    ("ansi-c-raw-byte", "rm -rf $'\\xff'", "rm -rf \udcff"),  # the name os.fsdecode gives
     ("positional", "sh -c 'rm -rf \"$1\"' _ /", "rm -rf /"),
     ("tilde-plus", "cd / && ls ~+", "ls /"),
 ]
