@@ -11,6 +11,7 @@ shared state. Each simple command knows which commands feed its standard input
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import Final
 
 from .lexer import PLAIN_LINE, Lexer, Tok, plain_command
@@ -27,6 +28,7 @@ _COMPOUNDS: Final = {"if": "fi", "while": "done", "until": "done", "{": "}"}
 
 #: marks, in a directory, the target of a ``cd`` known only once its words are expanded
 CD_MARK: Final = "\uf8fc"
+_CD_WORD: Final = re.compile(r"(?<![\w.-])(?:cd|pushd|popd)(?![\w.-])")
 
 
 def _join_cwd(cwd: str | None, target: str) -> str | None:
@@ -87,7 +89,8 @@ class _Parser(Lexer):
             if last is not None:
                 if last.redirects or any(last.shapes):
                     self._wire(last)
-                self._track_cd(last)
+                if not (tok.kind == "op" and tok.text == "&"):  # `cd x &`: a subshell's cd
+                    self._track_cd(last)
             return
         members: list[list[SimpleCommand]] = [self.raws[first:]]
         directs: list[SimpleCommand] = [] if last is None else [last]
@@ -431,6 +434,9 @@ class _Parser(Lexer):
         while words[:1] in (["builtin"], ["command"]):
             words = words[1:]
             raw = SimpleCommand(words, raw.redirects, raw.pipeline, raw.cwd, raw.shapes[1:])
+        if words and words[0] in ("eval", "source", ".") and _CD_WORD.search(" ".join(words[1:])):
+            self.cwd = None  # a `cd` in text run in this shell: not followed
+            return
         if not words or words[0] not in ("cd", "pushd", "popd"):
             return
         if words[0] == "popd":

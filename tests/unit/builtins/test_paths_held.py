@@ -116,6 +116,8 @@ REMOVES = [
     ("failed-cd", "cd nowhere; rm -rf services", "services/api/config/.env"),
     ("cd-two-folders", "cd src assets; rm -rf services", "services/api/config/.env"),
     ("cd-physical", 'cd -P cfg/.. && rm -rf "$PWD/config"', "services/api/config/.env"),
+    ("cd-in-background", "cd src & wait; rm -rf services", "services/api/config/.env"),
+    ("cd-in-eval", "cd src; eval cd ..; rm -rf services", "services/api/config/.env"),
     # find listing its own start points
     (
         "find-star-start",
