@@ -414,6 +414,7 @@ class ProtectPaths:
     def _listed(
         self,
         parent: str,
+        where: str,
         listing: Hole,
         cmd: Command,
         holes: Sequence[Hole],
@@ -424,7 +425,12 @@ class ProtectPaths:
         return value says whether it found something)."""
         names, hidden = listing.names, listing.hidden
         hit = self._rules.under(parent, names, hidden, root)
-        if hit is None and _CHANGES_DIRS & cmd.kinds:
+        # where the listing lists, not a folder its names are put in (`mv {} /tmp/`)
+        base = listing.base
+        lists_here = base is None or fnmatch.fnmatchcase(
+            parent, posixpath.normpath(posixpath.join(where, base))
+        )
+        if hit is None and _CHANGES_DIRS & cmd.kinds and lists_here:
             folders = self._rules.named_folders(parent, names or ("*",), hidden, budget)
             if folders is not None and names and _named_as(parent, names):
                 folders.append(parent)  # find lists its start too (`find * -name 'de*'`)
@@ -468,7 +474,7 @@ class ProtectPaths:
                 yield _Hit(parent, "", cmd, holes, _too_many(parent))
                 return
             for folder in folders:
-                hit = yield from self._listed(folder, listing[0], cmd, holes, root, budget)
+                hit = yield from self._listed(folder, where, listing[0], cmd, holes, root, budget)
                 if hit:
                     return
             return

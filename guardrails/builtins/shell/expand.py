@@ -197,6 +197,7 @@ class Expander:
             base = out.text.rstrip("/") or "/"
             sep = "" if base.endswith("/") else "/"
             hole = self.hole("paths", "…", out.why, names=out.names, hidden=out.hidden)
+            self.holes.of(hole)[0].base = base
             return [base + sep + hole, base] if out.self_too else [base + sep + hole]
         return [self.hole("any", text, out.why, out=out)]
 

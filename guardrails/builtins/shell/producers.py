@@ -468,14 +468,19 @@ def _listing(
             ops = split_opts(args, "IwT", _LS_VALUES)[1]
         if len(ops) > 1:
             return Output("any", why=f"the paths {prog} lists under several folders")
-        if prog == "ls" and ops and "/" not in ops[0] and any(c in ops[0] for c in "*?["):
-            return Output(  # what the pattern matches here, printed as the paths they are
-                "paths", ".", why=f"the paths ls lists for {ops[0]}", names=(ops[0],),
-                hidden="none", computed=True,
+        shown = "all" if has_opt(opts, "-a --all -A --almost-all") else "none"
+        if prog == "ls" and ops and any(c in posixpath.basename(ops[0]) for c in "*?["):
+            folder, pattern = posixpath.split(ops[0])
+            return Output(  # what the pattern matches, printed as the paths they are
+                "paths", folder or ".", why=f"the paths ls lists for {ops[0]}",
+                names=(pattern,), hidden=shown, computed=True,
             )  # fmt: skip
         if prog == "ls" and ops and not has_opt(opts, "-d --directory"):
-            # a folder's entries come out as bare names: paths in the folder the line runs in
-            return Output("any", why="names ls prints without their folder")
+            # a folder's entries come out as bare names: whatever a later command does with
+            # them, it finds them where it runs (`ls x | xargs rm -rf` takes ./name)
+            return Output(
+                "paths", ".", why=f"the names ls prints for {ops[0]}", hidden=shown, computed=True
+            )
         base = ops[0] if ops else "."
     else:
         return None

@@ -174,7 +174,9 @@ def worst(outs: list[Output]) -> Output:
 class Hole:
     """One part of an expanded word that is not known before the command runs."""
 
-    __slots__ = ("cwd", "env", "fetch", "hidden", "kind", "names", "out", "split", "text", "why")
+    __slots__ = (
+        "base", "cwd", "env", "fetch", "hidden", "kind", "names", "out", "split", "text", "why",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -200,6 +202,8 @@ class Hole:
         #: ``$PWD``: the folder the shell was in, relative to where the line starts (a guard
         #: that knows that folder may fill it in; to the rest it is any text)
         self.cwd: str | None = None
+        #: a listing's folder (``paths``), as the command that listed it wrote it
+        self.base: str | None = None
 
     @property
     def unknown(self) -> bool:

@@ -462,3 +462,23 @@ def test_a_folder_named_by_raw_bytes_is_the_one_on_disk(project: Path) -> None:
     assert decision == "deny" and ".env" in reason
     subprocess.run(["bash", "-c", command], cwd=project, capture_output=True, timeout=20)
     assert not folder.exists()  # the proof: that was the folder bash removed
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls logs/*.log | xargs rm -f",  # the paths the pattern matches, in logs
+        "ls logs | xargs -I{} rm logs/{}",  # names put back in their folder
+        "find logs -name '*.log' -exec mv {} @TOP@/ \\;",  # a folder the names go to
+    ],
+)
+def test_listings_whose_names_go_elsewhere_are_judged_where_they_are(
+    project: Path, command: str
+) -> None:
+    """A listing's names are taken whole where it lists them, not in a folder they are moved
+    into: ``mv {} /tmp/`` does not delete what ``/tmp`` holds (nor walk it)."""
+    (project / "logs").mkdir()
+    (project / "logs" / "a.log").write_text("x\n", encoding="utf-8")
+    (project.parents[2] / "other" / ".env").parent.mkdir(parents=True)
+    (project.parents[2] / "other" / ".env").write_text("X=1\n", encoding="utf-8")
+    assert decide(project, command) == ("allow", "")
