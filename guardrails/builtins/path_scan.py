@@ -19,21 +19,24 @@ and answers three questions besides "is this path protected":
 from __future__ import annotations
 
 import fnmatch
+import glob as _glob
 import os
 import posixpath
 import re
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Final
 
 __all__ = [
     "CAP",
+    "GLOB_MAX",
     "HELD_LIMIT",
     "PACKAGE_FOLDERS",
     "UNREAD",
     "Budget",
     "PathRules",
     "Roots",
+    "glob_matches",
     "resolved",
 ]
 
@@ -42,28 +45,28 @@ Roots = str | tuple[str, ...]
 
 #: entries a directory walk looks at before giving up
 _WALK_LIMIT: Final = 5000
-#: folders a package manager fills, whose files are the packages' own: a deleted folder's
-#: walk does not look inside them (a virtualenv's ``certifi/cacert.pem`` is no secret of the
-#: project, and nothing the guard lets an agent write can put one there)
+#: folders a package manager fills: a deleted folder's walk looks at their own files but not
+#: into the packages in them (a virtualenv's ``certifi/cacert.pem``, a package's test key are
+#: the packages', not the project's secrets)
 PACKAGE_FOLDERS: Final = frozenset({"node_modules", "site-packages", "dist-packages"})
 #: entries the walks of one command's deleted or moved folders look at, in all (a
 #: build or cache folder passes, at ~1 us an entry; a whole home directory does not)
 HELD_LIMIT: Final = 200_000
 CAP: Final = "\x00cap"  # a walk that gave up: the answer is not known
 UNREAD: Final = "\x00unread"  # a folder in a deleted or moved one could not be listed
+#: paths a glob in a command may match for the guards to look at each
+GLOB_MAX: Final = 1000
 
 
 class Budget:
     """Entries walks may still look at, shared by the walks of one command so that
     ``rm -rf *`` over many folders costs one budget, not one per folder."""
 
-    __slots__ = ("left", "limit", "waiting")
+    __slots__ = ("left", "limit")
 
     def __init__(self, entries: int | None = None) -> None:
         self.limit = HELD_LIMIT if entries is None else entries
         self.left = self.limit
-        #: walks put off until every cheap look of the line is done (``ProtectPaths``)
-        self.waiting: list[Any] = []
 
 
 class _PathRule:
@@ -95,6 +98,16 @@ class _PathRule:
     def matches(self, path: str, anchor: str) -> bool:
         """``path``: absolute and normalised; ``anchor``: where relative globs start."""
         return any(r.matches_absolute(path, anchor) for r in self.rules)
+
+
+def glob_matches(pattern: str, recursive: bool = False, hidden: bool = False) -> list[str] | None:
+    """What ``pattern`` matches, or ``None`` past :data:`GLOB_MAX` paths (not all seen)."""
+    found: list[str] = []
+    for path in _glob.iglob(pattern, recursive=recursive, include_hidden=hidden):
+        if len(found) == GLOB_MAX:
+            return None
+        found.append(path)
+    return found
 
 
 def _head(glob: str) -> str | None:
@@ -209,7 +222,7 @@ class PathRules:
         folder below that matches them. ``hidden``: ``all``, ``nogit`` (not ``.git``),
         ``none`` or ``tracked`` (no dot-files: what git lists)."""
         if names is None:
-            return self._walk(where, None, hidden, root, depth=None, give_up=True)
+            return self._walk(where, None, hidden, root)
         visible_only = hidden in ("none", "tracked")
         for rule in self.name_rules:  # a name the command is limited to may be protected
             for sample in rule.samples:
@@ -231,11 +244,11 @@ class PathRules:
             if visible_only and posixpath.basename(folder).startswith("."):
                 continue
             if folder == where or folder.startswith(where.rstrip("/") + "/"):
-                found = self._walk(folder, names, "all", root, depth=None, give_up=True)
+                found = self._walk(folder, names, "all", root)
                 if found is not None:
                     return found
             elif where.startswith(folder + "/"):
-                return self._walk(where, names, "all", root, depth=None, give_up=True)
+                return self._walk(where, names, "all", root)
         return None
 
     def named_folders(
@@ -243,7 +256,8 @@ class PathRules:
     ) -> list[str] | None:
         """The folders under ``where``, at any depth, whose names match ``names``: what
         ``find -name`` or ``ls -d`` lists for ``rm -rf`` or ``mv`` to take whole; ``None``
-        when there are more entries than ``budget`` lets the walk look at."""
+        when there are more entries than ``budget`` lets the walk look at, or a folder in it
+        cannot be listed."""
         found: list[str] = []
         dots, git = hidden in ("none", "tracked"), hidden == "nogit"
         queue = deque([posixpath.normpath(where)])
@@ -251,8 +265,10 @@ class PathRules:
             folder = queue.popleft()
             try:
                 entries = [e for e in os.scandir(folder) if e.is_dir(follow_symlinks=False)]
-            except OSError:
+            except (FileNotFoundError, NotADirectoryError):  # gone meanwhile
                 continue
+            except OSError:  # unreadable: the folders it lists are not known
+                return None
             budget.left -= len(entries)
             if budget.left < 0:
                 return None
@@ -287,7 +303,7 @@ class PathRules:
         if found is not None or not walk:
             return found
         in_package = not PACKAGE_FOLDERS.isdisjoint(resolved(where).split("/"))
-        return self._walk(where, None, "all", root, None, True, budget=budget, packages=in_package)
+        return self._walk(where, None, "all", root, budget=budget, packages=in_package)
 
     def _look(self, where: str, root: Roots, budget: Budget) -> tuple[str, str] | None:
         """The places the globs name outright (``.git``, ``.claude``) inside ``where``."""
@@ -304,7 +320,7 @@ class PathRules:
                 if glob is not None:
                     return glob, head
                 if head != where:
-                    found = self._walk(head, None, "all", root, None, True, None, budget)
+                    found = self._walk(head, None, "all", root, budget=budget)
                     if found is not None:
                         return found if found[0] != CAP else (CAP, where)
         return None
@@ -315,7 +331,7 @@ class PathRules:
         """A protected path anywhere inside directory ``where``, leaving out entries whose
         names ``skip`` says to (and what they hold); ``(CAP, where)`` when there are too
         many entries to look through."""
-        return self._walk(where, None, "all", root, depth=None, give_up=True, skip=skip)
+        return self._walk(where, None, "all", root, skip=skip)
 
     def _walk(
         self,
@@ -323,8 +339,6 @@ class PathRules:
         names: Sequence[str] | None,
         hidden: str,
         root: Roots,
-        depth: int | None,
-        give_up: bool,
         skip: Callable[[str], bool] | None = None,
         budget: Budget | None = None,
         packages: bool | None = None,
@@ -351,11 +365,11 @@ class PathRules:
         # below ``where`` the walk goes only through real folders (never a link to one):
         # an entry's resolved path is the folder's, joined with its name, unless it is a link
         lexical_top = posixpath.normpath(os.path.abspath(where))
-        queue: deque[tuple[str, str, int, bool]] = deque(
-            [(lexical_top, resolved(where), 0, bool(packages))]
+        queue: deque[tuple[str, str, bool]] = deque(
+            [(lexical_top, resolved(where), bool(packages))]
         )
         while queue:
-            folder, real_folder, level, in_package = queue.popleft()
+            folder, real_folder, in_package = queue.popleft()
             try:
                 entries = list(os.scandir(folder))
             except (FileNotFoundError, NotADirectoryError):  # gone meanwhile: nothing there
@@ -370,7 +384,6 @@ class PathRules:
             budget.left -= len(entries)
             lexical_in = folder.rstrip("/") + "/"
             real_in = real_folder.rstrip("/") + "/"
-            deeper = depth is None or level + 1 < depth
             for entry in entries:
                 name = entry.name
                 if (dots and name[0] == ".") or (git and name == ".git"):
@@ -391,10 +404,9 @@ class PathRules:
                     glob = self._verdict(path, real, places)
                     if glob is not None:
                         return glob, path
-                if is_dir and deeper and not in_package:  # a package's files are its own
-                    package = packages is not None and name in PACKAGE_FOLDERS
-                    queue.append((path, real, level + 1, package))
+                if is_dir and not in_package:  # a package's files are its own
+                    queue.append((path, real, packages is not None and name in PACKAGE_FOLDERS))
             if over:
                 budget.left = -1
-                return (CAP, where) if give_up else None
+                return CAP, where
         return None

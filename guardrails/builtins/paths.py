@@ -28,17 +28,16 @@ from __future__ import annotations
 
 import copy
 import fnmatch
-import glob as _glob
 import os
 import posixpath
 import re
 import string
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 from ..definition.matchers import BUILTIN_PRIMARY_ARGS
 from ..results import HookResult
-from .path_scan import CAP, UNREAD, Budget, PathRules, Roots, resolved
+from .path_scan import CAP, GLOB_MAX, UNREAD, Budget, PathRules, Roots, glob_matches, resolved
 from .shell.classify import Command, Intent, classify, command_of
 from .shell.expand import any_case
 from .shell.project import check_opaque, git_top, project_root
@@ -94,8 +93,17 @@ def _literal(path: str) -> str:
 
 _GLOB_SPECIAL: Final = re.compile(r"[*?\[\]{}()!|@+\\]")
 _GLOB_CHARS: Final = re.compile(r"[*?\[]")
-#: paths a glob in a command may match for the guard to look at each
-_GLOB_MAX: Final = 1000
+
+
+class _Line(Budget):
+    """One command line's walk budget, and the walks it puts off until every cheaper look of
+    the line is done."""
+
+    __slots__ = ("waiting",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiting: list[tuple[list[str], Command, Sequence[Hole]]] = []
 
 
 class _Hit:
@@ -267,7 +275,7 @@ class ProtectPaths:
 
     def _shell(self, intent: Intent, command: str, cwd: str, root: Roots) -> Iterator[_Hit]:
         holes = intent.holes
-        budget = Budget()  # for what the folders this line deletes or moves hold
+        budget = _Line()  # for what the folders this line deletes or moves hold
         for reason in intent.opaque:
             yield from self._named(_WORD_RE.findall(command), cwd, root, None, holes)
             yield _Hit("", "", None, holes, reason)
@@ -335,7 +343,7 @@ class ProtectPaths:
         cmd: Command,
         holes: Sequence[Hole],
         root: Roots,
-        budget: Budget,
+        budget: _Line,
         cwd: str,
     ) -> Iterator[_Hit]:
         """What changing ``target`` (as the command wrote it, running in ``base``; the line
@@ -364,7 +372,7 @@ class ProtectPaths:
         yield from self._unknown(target, where, cmd, holes, root, budget)
 
     def _held(
-        self, folders: list[str], cmd: Command, holes: Sequence[Hole], root: Roots, budget: Budget
+        self, folders: list[str], cmd: Command, holes: Sequence[Hole], root: Roots, budget: _Line
     ) -> Iterator[_Hit]:
         """The first protected path one of ``folders`` (deleted or moved) holds, among the
         places the globs name outright; the walks of the folders wait for the line's end
@@ -377,7 +385,7 @@ class ProtectPaths:
         budget.waiting.append((folders, cmd, holes))
 
     def _walked(
-        self, folders: list[str], cmd: Command, holes: Sequence[Hole], root: Roots, budget: Budget
+        self, folders: list[str], cmd: Command, holes: Sequence[Hole], root: Roots, budget: _Line
     ) -> Iterator[_Hit]:
         """The first protected path one of ``folders`` holds, by walking them."""
         for folder in folders:
@@ -393,7 +401,7 @@ class ProtectPaths:
         cmd: Command,
         holes: Sequence[Hole],
         root: Roots,
-        budget: Budget,
+        budget: _Line,
     ) -> _Hit:
         """A hit of :meth:`PathRules.held`: the protected path, or (past the budget) the
         folder not seen."""
@@ -419,10 +427,9 @@ class ProtectPaths:
         cmd: Command,
         holes: Sequence[Hole],
         root: Roots,
-        budget: Budget,
-    ) -> Generator[_Hit, None, bool]:
-        """What the entries a listing names under ``parent`` reach (a generator whose
-        return value says whether it found something)."""
+        budget: _Line,
+    ) -> Iterator[_Hit]:
+        """What the entries a listing names under ``parent`` reach."""
         names, hidden = listing.names, listing.hidden
         hit = self._rules.under(parent, names, hidden, root)
         # where the listing lists, not a folder its names are put in (`mv {} /tmp/`)
@@ -435,9 +442,8 @@ class ProtectPaths:
             if folders is not None and names and _named_as(parent, names):
                 folders.append(parent)  # find lists its start too (`find * -name 'de*'`)
             if folders is not None:  # listed folders go whole, with what they hold
-                found = list(self._held(folders, cmd, holes, root, budget))
-                yield from found
-                return bool(found)
+                yield from self._held(folders, cmd, holes, root, budget)
+                return
             hit = (CAP, parent)
         if hit is not None and hit[0] != CAP:
             yield _Hit(hit[1], hit[0], cmd, holes)
@@ -447,7 +453,6 @@ class ProtectPaths:
                 "there are too many there to look through"
             )
             yield _Hit(parent, "", cmd, holes, Opaque(why, _TARGET_HINT))
-        return hit is not None
 
     def _unknown(
         self,
@@ -456,7 +461,7 @@ class ProtectPaths:
         cmd: Command,
         holes: Sequence[Hole],
         root: Roots,
-        budget: Budget,
+        budget: _Line,
     ) -> Iterator[_Hit]:
         """A target with parts the guard cannot know (``where=None``: nor its directory)."""
         found = [
@@ -469,13 +474,14 @@ class ProtectPaths:
         first = HOLE_RE.search(path)
         if where is not None and listing and not unknown and first is not None:
             parent = posixpath.dirname(path[: first.start()] + "x")
-            folders = _matches(parent) if _GLOB_CHARS.search(parent) else [parent]
+            folders = glob_matches(parent) if _GLOB_CHARS.search(parent) else [parent]
             if folders is None:
                 yield _Hit(parent, "", cmd, holes, _too_many(parent))
                 return
             for folder in folders:
-                hit = yield from self._listed(folder, where, listing[0], cmd, holes, root, budget)
-                if hit:
+                hits = list(self._listed(folder, where, listing[0], cmd, holes, root, budget))
+                if hits:
+                    yield from hits
                     return
             return
         if _CHANGES_DIRS & cmd.kinds and (where is None or _in_folders(target)):
@@ -593,28 +599,18 @@ def _expand(target: str, base: str, globs: frozenset[str] = frozenset()) -> list
     depth with ``globstar``. ``None`` when it matches more than the guard looks at."""
     path = posixpath.expanduser(target)
     found = [path]
-    if any(c in path for c in "*?["):
+    if _GLOB_CHARS.search(path):
         pattern = posixpath.join(base, any_case(path) if "nocaseglob" in globs else path)
-        matched = _matches(pattern, "globstar" in globs, "dotglob" in globs)
+        matched = glob_matches(pattern, "globstar" in globs, "dotglob" in globs)
         if matched is None:
             return None
         found += matched
     return found
 
 
-def _matches(pattern: str, recursive: bool = False, hidden: bool = False) -> list[str] | None:
-    """What ``pattern`` matches, or ``None`` past :data:`_GLOB_MAX` paths (not all seen)."""
-    found: list[str] = []
-    for path in _glob.iglob(pattern, recursive=recursive, include_hidden=hidden):
-        if len(found) == _GLOB_MAX:
-            return None
-        found.append(path)
-    return found
-
-
 def _too_many(pattern: str) -> Opaque:
     return Opaque(
-        f"{pattern} matches more than {_GLOB_MAX:,} paths, too many to look through",
+        f"{pattern} matches more than {GLOB_MAX:,} paths, too many to look through",
         _TARGET_HINT,
     )
 

@@ -12,15 +12,13 @@ globs of the project are one list, ``SECRET_PATHS``, shared with
 from __future__ import annotations
 
 import fnmatch
-import glob as _glob
-import itertools
 import os
 import posixpath
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from ..path_scan import CAP, PathRules
+from ..path_scan import CAP, GLOB_MAX, PathRules, glob_matches
 from .records import Command, Intent, Sent
 from .secrets import DEFAULT_SECRETS, SECRET_PATHS
 from .values import HOLE_RE, Hole, Opaque, fill_holes, hole_index
@@ -35,8 +33,6 @@ HINT: Final = (
     "leave its secrets out (`rsync --exclude '.env*'`, a `.gitignore`); if a secret must be "
     "sent, ask the user to do it."
 )
-#: paths a sent glob may match for the guard to look at each
-_GLOB_MAX: Final = 1000
 _TARGET_HINT: Final = (
     "Name the file to send plainly in the command (no variable or substitution the guard "
     "cannot follow), so the guard can see that it is not a secret."
@@ -135,9 +131,9 @@ class SecretCheck:
         full = posixpath.normpath(posixpath.join(cwd, posixpath.expanduser(path)))
         candidates = [full]
         if any(c in full for c in "*?["):
-            matched = list(itertools.islice(_glob.iglob(full), _GLOB_MAX + 1))
-            if len(matched) > _GLOB_MAX:  # not all seen: as if one of the rest were a secret
-                why = f"{cmd.program} sends what {path} matches, more than {_GLOB_MAX:,} paths"
+            matched = glob_matches(full)
+            if matched is None:  # not all seen: as if one of the rest were a secret
+                why = f"{cmd.program} sends what {path} matches, more than {GLOB_MAX:,} paths"
                 return Leak(cmd, full, "", Opaque(why, _TARGET_HINT))
             candidates.extend(matched)
         if cmd.cwd is None and not path.startswith(("/", "~")):  # a directory not followed

@@ -481,6 +481,11 @@ def glob_options(args: list[str], now: frozenset[str]) -> frozenset[str]:
     return now
 
 
+def find_name(test: str, pattern: str) -> str:
+    """A ``find -name`` pattern as a glob; ``-iname``'s matching either case."""
+    return any_case(pattern) if test == "-iname" else pattern
+
+
 def any_case(pattern: str) -> str:
     """``pattern`` matching its letters in either case: ``E`` as ``[eE]``, and a bracket
     expression's ``V`` as ``Vv`` (a range so widened may match more: never less)."""

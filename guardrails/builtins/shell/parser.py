@@ -449,7 +449,7 @@ class _Parser(Lexer):
         if "CDPATH" in self.s and not target.startswith(("/", "~", ".", "-")):
             self.cwd = None  # the line sets CDPATH: `cd name` may go to any folder it lists
             return
-        physical = "-P" in words[1:] or "set -P" in self.s or "physical" in self.s
+        physical = "-P" in words[1:] or "set -P" in self.s or "set -o physical" in self.s
         if len(args) > 1 or (physical and ".." in target.split("/")):
             self.cwd = None  # `cd a b` fails; `cd -P l/..` goes up from where the link leads
             return

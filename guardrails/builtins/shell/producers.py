@@ -23,6 +23,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
+from .expand import find_name
 from .interpreters import LANGS
 from .options import has_opt, opt_value, program_name, split_opts, word_set
 from .values import HOLE_RE, Output, Read, has_hole, worst
@@ -402,13 +403,6 @@ _LS_VALUES: Final = (
 )  # fmt: skip
 
 
-def _named(test: str, pattern: str) -> str:
-    """A ``find -name`` pattern; ``-iname``'s matching either case."""
-    from .expand import any_case
-
-    return any_case(pattern) if test == "-iname" else pattern
-
-
 def _listing(
     prog: str, opts: list[tuple[str, str | None]], ops: list[str], args: list[str]
 ) -> Output | None:
@@ -449,7 +443,7 @@ def _listing(
         if len(starts) > 1:  # one listing names one folder: several are not known apart
             return Output("any", why="the paths find lists under several folders")
         base = starts[0] if starts else "."
-        found = [_named(a, args[k + 1]) for k, a in enumerate(args[:-1]) if a in _FIND_NAMES]
+        found = [find_name(a, args[k + 1]) for k, a in enumerate(args[:-1]) if a in _FIND_NAMES]
         if found and "!" not in args and "-not" not in args and "-o" not in args:
             names = tuple(found)
         return Output(

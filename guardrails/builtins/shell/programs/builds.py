@@ -10,7 +10,7 @@ import re
 from typing import Final
 
 from ..options import first, has_opt, split_opts, word_set
-from .effect import Effect, Handler
+from .effect import Effect, Handler, unread_verb
 
 __all__ = ["HANDLERS", "project_script"]
 
@@ -132,9 +132,7 @@ def _cmake(args: list[str]) -> Effect:
         if verb == "chdir":  # its command's paths are from a folder the guard does not follow
             found.opaque = ["runs a command in another folder (`cmake -E chdir`)"]
         return found
-    found = Effect("unknown")
-    found.speculate = True
-    return found
+    return unread_verb()
 
 
 HANDLERS: Final[dict[str, Handler]] = {

@@ -52,4 +52,12 @@ class Effect:
         self.speculate = False
 
 
+def unread_verb() -> Effect:
+    """A verb of a known program the tables do not know (``gio open``, ``cmake --build``):
+    unknown, and its words read for a command they may spell."""
+    found = Effect("unknown")
+    found.speculate = True
+    return found
+
+
 Handler = Callable[[list[str]], Effect]

@@ -14,7 +14,7 @@ from typing import Final
 
 from ..options import has_opt, opt_value, split_opts, word_set
 from ..syntax import SINKS
-from .effect import Effect, Handler
+from .effect import Effect, Handler, unread_verb
 
 __all__ = ["CP", "HANDLERS", "MV"]
 
@@ -81,9 +81,7 @@ def _gio(args: list[str]) -> Effect:
         return Effect("file_write", targets=split_opts(rest)[1][:1])
     if sub in _GIO_READS:
         return Effect("read_only")
-    found = Effect("unknown")  # open (launches a program), launch, ...: read like unknown
-    found.speculate = True
-    return found
+    return unread_verb()  # open (launches a program), launch, ...
 
 
 _GIO_READS: Final = word_set("info list cat tree mime monitor mount version help")

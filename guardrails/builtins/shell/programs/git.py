@@ -67,8 +67,9 @@ def _config_command(key: str, value: str) -> str | None:
     return None
 
 
-def _git_dir(args: list[str]) -> str:
-    """The repository folder git works on: ``-C dir``, ``--git-dir=X``, else ``.git``."""
+def _git_places(args: list[str]) -> tuple[str, str]:
+    """Where git works: the folder its ``-C`` options lead to (each from the last; ``""``:
+    here), and its repository folder from there (``--git-dir=X``, else ``.git``)."""
     where, gitdir = "", ""
     for k, a in enumerate(args):
         if a == "-C" and k + 1 < len(args):
@@ -79,20 +80,18 @@ def _git_dir(args: list[str]) -> str:
             gitdir = args[k + 1]
         elif not a.startswith("-") and (k == 0 or args[k - 1] not in _GIT_GLOBAL_ARG):
             break
-    return gitdir or posixpath.join(where, ".git")
+    return where, gitdir or ".git"
 
 
 def _git(args: list[str]) -> Effect:
     res = _git_effect(args)
-    folder = _git_folder(args)
-    if folder:  # `git -C dir`: its paths are from there
-        res.targets = [posixpath.join(folder, t) for t in res.targets]
-        res.trees = [(m, posixpath.join(folder, d), n, h) for m, d, n, h in res.trees]
+    where, gitdir = _git_places(args)
     if ".git/config" in res.targets:  # a local setting that makes git run code
-        res.targets = [
-            posixpath.join(_git_dir(args), "config") if t == ".git/config" else t
-            for t in res.targets
-        ]
+        config = posixpath.join(gitdir, "config")
+        res.targets = [config if t == ".git/config" else t for t in res.targets]
+    if where:  # `git -C dir`: its paths are from there
+        res.targets = [posixpath.join(where, t) for t in res.targets]
+        res.trees = [(m, posixpath.join(where, d), n, h) for m, d, n, h in res.trees]
     for k, a in enumerate(args):  # git -c alias.x='!cmd' / -c core.pager=cmd
         if a == "-c" and k + 1 < len(args):
             key, _, value = args[k + 1].partition("=")
@@ -102,17 +101,6 @@ def _git(args: list[str]) -> Effect:
         elif not a.startswith("-") and (k == 0 or args[k - 1] not in _GIT_GLOBAL_ARG):
             break
     return res
-
-
-def _git_folder(args: list[str]) -> str:
-    """The folder the ``-C`` options before the subcommand lead to (each from the last)."""
-    found: list[str] = []
-    for k, a in enumerate(args):
-        if a == "-C" and k + 1 < len(args):
-            found.append(args[k + 1])
-        elif not a.startswith("-") and (k == 0 or args[k - 1] not in _GIT_GLOBAL_ARG):
-            break
-    return posixpath.join(*found) if found else ""
 
 
 def _git_effect(args: list[str]) -> Effect:

@@ -14,6 +14,7 @@ import posixpath
 import re
 from typing import Final
 
+from ..expand import find_name
 from ..options import first, has_opt, opt_value, split_opts, word_set
 from .effect import ITEM, Effect, Handler
 
@@ -26,12 +27,6 @@ _FIND_ARG: Final = word_set(
     -fprintf -fls -context -newermt -newerct -regextype -D -O"""
 )
 _FIND_WRITES: Final = word_set("-fprint -fprint0 -fprintf -fls")
-
-
-def _any_case(pattern: str) -> str:
-    from ..expand import any_case
-
-    return any_case(pattern)
 
 
 def _find(args: list[str]) -> Effect:
@@ -74,7 +69,7 @@ def _find(args: list[str]) -> Effect:
         elif a in _FIND_ARG and i + 1 < n:
             tests.add(a)
             if a in ("-name", "-iname") and not negated:
-                names.append(args[i + 1] if a == "-name" else _any_case(args[i + 1]))
+                names.append(find_name(a, args[i + 1]))
             if a == "-mindepth" and args[i + 1] != "0":
                 mindepth = True
             negated = False
