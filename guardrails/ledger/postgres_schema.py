@@ -11,6 +11,7 @@ statement: the scripts go as one, and the views are recreated once, after the la
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 
 from . import migrations
 from .common import iso_time
@@ -52,8 +53,7 @@ def apply_migrations(conn: psycopg.Connection[Any]) -> None:
         todo = [m for m in pending if m.number > version]
         if not todo:
             return  # another machine applied them while this one waited for the lock
-        script = "\n;\n".join(m.sql.rstrip().rstrip(";") for m in todo)  # a comment may end one
-        conn.execute(script.encode("utf-8"))  # a script: the simple protocol
+        conn.execute(_script(m.sql for m in todo))  # a script: the simple protocol
         at = iso_time(time.time())
         with conn.cursor() as cur:
             cur.executemany(
@@ -62,5 +62,11 @@ def apply_migrations(conn: psycopg.Connection[Any]) -> None:
             )
         # the views are written for the latest tables; DROP ... CASCADE takes their readers
         views = migrations.views("postgres")
-        drops = "".join(f"DROP VIEW IF EXISTS {name} CASCADE;\n" for name, _ in views)
-        conn.execute((drops + "\n;\n".join(sql.rstrip().rstrip(";") for _, sql in views)).encode())
+        drops = [f"DROP VIEW IF EXISTS {name} CASCADE" for name, _ in views]
+        conn.execute(_script([*drops, *(sql for _, sql in views)]))
+
+
+def _script(parts: Iterable[str]) -> bytes:
+    """SQL scripts run as one: each ends on a line of its own, so a closing comment in one
+    cannot swallow the next (an empty statement between two is harmless)."""
+    return "\n;\n".join(part.rstrip().rstrip(";") for part in parts).encode("utf-8")
