@@ -27,6 +27,12 @@ loop calibrated to ~150 ms, interleaved round-robin, gc off while timing):
   ledger issues per call (the call's INSERT and its UPDATE by row id, each
   event's hook runs as one row), with precomputed parameters: the SQL share of the
   ledger's cost, the rest being Python work.
+* ``inline``: what the ledger promises, written inline on a raw connection
+  (``_inline.py``: call id, timed hooks, JSON with the redactor's test, input hash,
+  timestamps, the session's state read, a lock, each event's runs as one JSON array),
+  its runs in ``hook_run_sets`` as the ledger writes them, and in two columns of the
+  call's own row (added to that file only): the least any design of these promises
+  pays on each schema.
 
 ``ledger_throughput`` runs workers (``multiprocessing``, spawn) that each open
 their own ``Guard`` and ``Ledger`` on ONE shared file, make one warm-up call,
@@ -55,6 +61,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from _inline import inline_call
 from _timing import calibrate, table
 
 from guardrails import AgentDefinition, Guard, HookMatcher, Ledger
@@ -296,12 +303,21 @@ def ledger_call() -> None:
         floor = _floor(floor_conn)
         same_conn = _raw(os.path.join(tmp, "floor-same.db"), durable=False)
         same = _floor_ledger_statements(same_conn)
-        fns = [bare, floor, guarded] + ([same] if same is not None else [])
+        inline = [
+            inline_call(
+                _raw(os.path.join(tmp, f"inline-{in_row}.db"), durable=False), led, _tool, TOOL,
+                TOOL_INPUT, [("_noop", _noop), ("_noop2", _noop2)],
+                [("_noop_post", _noop_post)], runs_in_row=in_row,
+            )
+            for in_row in (False, True)
+        ]  # fmt: skip
+        fns = [bare, floor, guarded, *inline] + ([same] if same is not None else [])
         res = _compare(fns, warmup=200)
         spread = _spread(2, 1)
+        inline_spread = [_spread(3, 1), _spread(4, 1)]
         rate = [y / x for x, y in zip(_SAMPLES[2], _SAMPLES[1], strict=True)]
-        bare_ns, floor_ns, led_ns = res[:3]
-        same_ns = res[3] if same is not None else None
+        bare_ns, floor_ns, led_ns, sets_ns, row_ns = res[:5]
+        same_ns = res[5] if same is not None else None
 
         dled = Ledger(os.path.join(tmp, "durable.db"), durable=True)
         _, dguarded = _guarded(dled)
@@ -325,6 +341,8 @@ def ledger_call() -> None:
         ["floor NORMAL: 1 INSERT + 1 UPDATE", _us(floor_ns), "1.00x", ""],
         ["hookrails Ledger()", _us(led_ns), spread, _us(led_ns - bare_ns)],
         ["floor NORMAL, ledger's statements", _us(same_ns), _x(same_ns, floor_ns), ""],
+        ["inline promises, runs in hook_run_sets", _us(sets_ns), inline_spread[0], ""],
+        ["inline promises, runs in the call's row", _us(row_ns), inline_spread[1], ""],
         ["floor FULL: 1 INSERT + 1 UPDATE", _us(dfloor_ns), "1.00x", ""],
         [
             "hookrails Ledger(durable=True)",
@@ -352,6 +370,11 @@ def ledger_call() -> None:
             f"connection) take {_us(same_ns)} us;\nthe rest, {_us(led_ns - bare_ns - same_ns)} us, "
             "is Python work around them (redaction, JSON, hashing, timestamps, records)."
         )
+    print(
+        f"Written inline, the promises alone take {_x(sets_ns, floor_ns)} the floor with "
+        f"today's schema and {_x(row_ns, floor_ns)}\nwith each call's runs in its own row "
+        f"(hookrails: {_x(led_ns, floor_ns)})."
+    )
     if degraded:
         print("\nWARNING: a ledger spooled instead of writing, its times are not the ledger's:")
         print("\n".join(f"  {d}" for d in degraded))
