@@ -31,7 +31,7 @@ def test_a_long_lived_writer_hands_its_checkpoints_to_the_thread(
     ledger_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(ckpt, "_CHECK_EVERY", 4)
-    monkeypatch.setattr(ckpt, "_WAL_BYTES", 64 * 1024)
+    monkeypatch.setattr(ckpt, "_WAL_FRAMES", 16)
     with Ledger(ledger_path) as ledger:
         _calls(ledger, 200)
         conn = ledger._conn
@@ -59,7 +59,8 @@ def test_close_ends_the_thread_and_the_next_open_checkpoints_anew(
     ledger_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(ckpt, "_CHECK_EVERY", 2)
-    monkeypatch.setattr(ckpt, "_WAL_BYTES", 0)
+    monkeypatch.setattr(ckpt, "_WAL_FRAMES", 0)
+    monkeypatch.setattr(ckpt, "_RING_STEP", 1)
     ledger = Ledger(ledger_path)
     _calls(ledger, 20)
     first = ledger._checkpoints
@@ -78,14 +79,42 @@ def test_close_ends_the_thread_and_the_next_open_checkpoints_anew(
     assert value(ledger_path, "SELECT count(*) FROM tool_calls") == 40
 
 
+def test_under_a_steady_stream_of_commits_the_log_starts_over_near_the_bound(
+    ledger_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each commit of a busy writer lands while the thread copies, so the thread alone never
+    sees the whole log copied and the log never started over: it grew to INLINE_PAGES (64 MB)
+    before the writer's own checkpoint, a commit of ~35 ms. The writer now copies the few
+    frames the thread left, and its next transaction starts the log over."""
+    monkeypatch.setattr(ckpt, "_CHECK_EVERY", 4)
+    monkeypatch.setattr(ckpt, "_WAL_FRAMES", 64)
+    monkeypatch.setattr(ckpt, "INLINE_PAGES", 1_000_000)  # the writer's own never runs
+    with Ledger(ledger_path) as ledger:
+        session = Guard(AgentDefinition(name="ckpt"), ledger=ledger).session("s").sync
+        starts, last, top = 0, 0, 0
+        deadline = time.monotonic() + 30
+        while starts < 3:
+            assert time.monotonic() < deadline, f"the log started over {starts} times"
+            assert session.run_tool("echo", {"text": "x" * 200}, lambda text: text).ok
+            frames = ledger._checkpoints._frames()
+            assert frames >= 0  # the wal-index header was read
+            starts += frames < last
+            last, top = frames, max(top, frames)
+        # near the bound: the frames of the commits made while the thread copied, not more
+        assert top < 64 * 20, top
+    assert value(ledger_path, "SELECT count(*) FROM tool_calls WHERE status = 'ok'") > 0
+
+
 @pytest.mark.slow  # waits for the checkpoint thread to settle, in real time
 def test_a_wal_that_grew_past_the_bound_does_not_ring_on_every_look(
     ledger_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A WAL file never shrinks by itself: past the bound, its size rings the thread only
-    when it grew again, so small commits inside the file ring for no checkpoint (before, one
-    per _CHECK_EVERY commits for the rest of the process, each an fsync of WAL and file)."""
+    """Where the wal-index cannot be read, the WAL file's size rings the thread. The file
+    never shrinks by itself: past the bound, its size rings only when it grew again, so small
+    commits inside the file ring for no checkpoint (before, one per _CHECK_EVERY commits for
+    the rest of the process, each an fsync of WAL and file)."""
     monkeypatch.setattr(ckpt, "_CHECK_EVERY", 4)
+    monkeypatch.setattr(ckpt, "_MX_FRAME", 1 << 40)  # past the -shm file's end: unreadable
     with Ledger(ledger_path) as ledger:
         session = Guard(AgentDefinition(name="ckpt"), ledger=ledger).session("s").sync
         for i in range(ckpt._WAL_BYTES // 16_000):  # big results: the WAL grows past the bound
