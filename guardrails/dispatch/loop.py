@@ -19,7 +19,6 @@ import time
 
 from .._event_table import HAND_WRITTEN
 from .._frozen import freeze, seal
-from ..errors import HookFailure, describe
 from ..events import STOP_EVENTS, TOOL_EVENTS, TOOL_NAME_EVENTS
 from ..results import STOP_BLOCK_CAP, Decision, allowed
 from .chains import NEW_TURN as _NEW_TURN
@@ -58,6 +57,7 @@ _sealed: dict[type, tuple[str, str | None]] = {}
 #: a ledger needs it (a hook process's chain is timed per hook)
 _state: _StateNames | None = None
 _untimed: Any = None
+_async_hooks: Any = None  # the async driver's chain runner, imported on first need
 _threads: Any = None  # (and the async driver's thread handoff, ``in_thread``)
 
 #: events whose fields a hook could change in place: none (strings, and lists Claude sent
@@ -429,42 +429,10 @@ def _hooks_sync(merge: Merge, session: Session, start: int = 0, began: float | N
         plan.quiet = plan.quiet + 1 if t0 - first < plan.limit else 0
 
 
-async def _hooks_async(merge: Merge, session: Session) -> None:
-    """Await each hook under its limit; a sync hook runs in a thread (its timeout holds)."""
-    import asyncio
-
-    deadline = _perf() + merge.event_budget
-    plan = merge.plan
-    ev = merge.event
-    positions = iter(plan.positions(ev))
-    while (i := next(positions, None)) is not None:
-        b = plan.bindings[i]
-        if merge.stopped:
-            merge.skip(b)
-            continue
-        t0 = _perf()
-        if t0 >= deadline:
-            merge.spent(b)
-            continue
-        limit = b.timeout
-        ctx = session.ctx(b)
-        try:
-            if b.is_async:
-                r = await asyncio.wait_for(_contained(b.fn(ev, ctx)), limit)
-            else:
-                r = await asyncio.wait_for(in_thread(b.fn, ev, ctx), limit)
-        except TimeoutError:
-            merge.fail(b, "timeout", f"no answer within {limit:g}s", _perf() - t0)
-        except (Exception, SystemExit) as exc:
-            merge.raised(b, exc, _perf() - t0)
-        except BaseException as exc:  # cancelled, Ctrl-C: refused and recorded, then on
-            merge.interrupted(b, exc, _perf() - t0)
-            raise
-        else:
-            merge.returned(b, r, _perf() - t0, limit)
-        if merge.event is not ev:  # rewritten: the rest judge the new input
-            ev = merge.event
-            positions = iter(plan.positions(ev, i + 1))
+def _hooks_async(merge: Merge, session: Session) -> Awaitable[None]:
+    """Await each hook under its limit; sync hooks run in a thread (their timeouts hold)."""
+    run: Callable[[Merge, Session], Awaitable[None]] = (_async_hooks or _lazy("async_hooks")).run
+    return run(merge, session)
 
 
 def recorded(
@@ -643,15 +611,6 @@ def _ensure_tool_use_id(event: Event) -> None:
 
 
 # --- threads and loops -------------------------------------------------------------------
-
-
-async def _contained(awaitable: Awaitable[Any]) -> Any:
-    """Await an async hook; its ``exit()`` becomes a hook failure before asyncio sees it
-    (a task re-raises SystemExit through the event loop, ending the host)."""
-    try:
-        return await awaitable
-    except SystemExit as exc:
-        raise HookFailure("error", describe(exc)) from None
 
 
 def _running_loop() -> object | None:

@@ -1,0 +1,184 @@
+"""The async driver runs a stretch of sync hooks in one worker thread, and still holds each
+hook to its own limit (guardrails/dispatch/async_hooks.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from guardrails import AgentDefinition, Decision, Guard, HookMatcher, HookResult
+from guardrails.dispatch import threads
+
+
+def _guard(*matchers: HookMatcher, **kw: Any) -> Guard:
+    return Guard(AgentDefinition(hooks={"PreToolUse": list(matchers)}, **kw))
+
+
+def _decide(guard: Guard) -> Decision:
+    return asyncio.run(guard.pre_tool_use("Bash", {"command": "ls"}))
+
+
+def _runs(decision: Decision) -> list[tuple[str, str]]:
+    return [(r.hook.rsplit(":", 1)[-1], r.outcome) for r in decision.runs]
+
+
+class _Seen:
+    """Hooks that note the thread they ran on, in order."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int]] = []
+
+    def hook(self, name: str, answer: Any = None, sleep: float = 0.0) -> Any:
+        def fn(event: Any, ctx: Any) -> Any:
+            self.calls.append((name, threading.get_ident()))
+            if sleep:
+                time.sleep(sleep)
+            return answer
+
+        fn.__name__ = fn.__qualname__ = name
+        return fn
+
+
+def test_consecutive_sync_hooks_run_in_one_thread_off_the_loop() -> None:
+    seen = _Seen()
+    guard = _guard(HookMatcher(hooks=[seen.hook("a"), seen.hook("b"), seen.hook("c")]))
+    decision = _decide(guard)
+    assert decision.allowed
+    assert [n for n, _ in seen.calls] == ["a", "b", "c"]
+    threads = {t for _, t in seen.calls}
+    assert len(threads) == 1  # one handoff for the stretch, not one per hook
+    assert threads != {threading.get_ident()}  # and not on the event loop's thread
+    assert _runs(decision) == [("a", "noop"), ("b", "noop"), ("c", "noop")]
+
+
+def test_a_stretch_is_one_thread_handoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A handoff (a future, two wakes) costs ~0.1 ms, a no-op hook ~0.1 us: five sync hooks
+    cost the event one handoff, not five."""
+    handoffs: list[str] = []
+    real = threads.in_thread
+
+    def counted(fn: Any, *args: Any) -> Any:
+        handoffs.append(fn.__name__)
+        return real(fn, *args)
+
+    monkeypatch.setattr(threads, "in_thread", counted)
+    seen = _Seen()
+    guard = _guard(HookMatcher(hooks=[seen.hook(f"h{i}") for i in range(5)]))
+    assert _decide(guard).allowed
+    assert len(seen.calls) == 5
+    assert handoffs == ["_stretch"]
+
+
+def test_an_answer_ends_the_stretch_and_a_deny_stops_the_chain() -> None:
+    seen = _Seen()
+    hooks = [seen.hook("a"), seen.hook("b", HookResult.deny("no")), seen.hook("c")]
+    decision = _decide(_guard(HookMatcher(hooks=hooks)))
+    assert decision.decision == "deny"
+    assert [n for n, _ in seen.calls] == ["a", "b"]  # c never ran
+    assert _runs(decision)[:2] == [("a", "noop"), ("b", "deny")]
+
+
+def test_a_rewrite_is_seen_by_the_hooks_after_it() -> None:
+    got: list[str] = []
+
+    def rewrite(event: Any, ctx: Any) -> HookResult:
+        return HookResult.modify({"command": "ls -la"})
+
+    def after(event: Any, ctx: Any) -> None:
+        got.append(event.tool_input["command"])
+
+    decision = _decide(_guard(HookMatcher(hooks=[rewrite, after])))
+    assert got == ["ls -la"]
+    assert decision.tool_input == {"command": "ls -la"}
+
+
+def test_a_hook_past_its_limit_is_cut_off_and_the_rest_still_run() -> None:
+    """Hook b hangs in the stretch's thread: at b's limit it is judged a timeout (the loop
+    does not wait for it), and c runs in a new thread; b's late answer is dropped."""
+    seen = _Seen()
+    release = threading.Event()
+
+    def hang(event: Any, ctx: Any) -> HookResult:
+        seen.calls.append(("b", threading.get_ident()))
+        release.wait(10)
+        return HookResult.deny("too late to count")
+
+    hang.__name__ = hang.__qualname__ = "b"
+    matcher = HookMatcher(
+        hooks=[seen.hook("a"), hang, seen.hook("c")], timeout=0.2, on_failure="continue"
+    )
+    t0 = time.monotonic()
+    decision = _decide(_guard(matcher))
+    took = time.monotonic() - t0
+    release.set()
+    assert took < 5  # cut off at b's limit, not after b's 10 s
+    assert decision.allowed  # on_failure="continue": the late deny does not count
+    assert [n for n, _ in seen.calls] == ["a", "b", "c"]
+    threads = dict(seen.calls)
+    assert threads["a"] == threads["b"] != threads["c"]
+    assert _runs(decision) == [("a", "noop"), ("b", "timeout"), ("c", "noop")]
+
+
+def test_a_late_no_opinion_that_fails_closed_stops_the_stretch() -> None:
+    """A hook that answers nothing, but after its limit, is a timeout; with
+    ``on_failure="block"`` that denies, and the hooks after it must not run (the thread
+    stops at a late answer so the loop judges it first)."""
+    seen = _Seen()
+    matcher = HookMatcher(
+        hooks=[seen.hook("a", sleep=0.3), seen.hook("b")], timeout=0.1, on_failure="block"
+    )
+    decision = _decide(_guard(matcher))
+    assert decision.decision == "deny"
+    assert [n for n, _ in seen.calls] == ["a"]
+
+
+def test_async_and_sync_hooks_keep_their_chain_order() -> None:
+    order: list[str] = []
+
+    def s1(event: Any, ctx: Any) -> None:
+        order.append("s1")
+
+    async def a1(event: Any, ctx: Any) -> None:
+        order.append("a1")
+
+    def s2(event: Any, ctx: Any) -> None:
+        order.append("s2")
+
+    def s3(event: Any, ctx: Any) -> None:
+        order.append("s3")
+
+    assert _decide(_guard(HookMatcher(hooks=[s1, a1, s2, s3]))).allowed
+    assert order == ["s1", "a1", "s2", "s3"]
+
+
+def test_a_cancelled_event_records_the_hook_it_interrupted() -> None:
+    started = threading.Event()
+    release = threading.Event()
+    seen = _Seen()
+
+    def slow(event: Any, ctx: Any) -> None:
+        started.set()
+        release.wait(10)
+
+    guard = _guard(HookMatcher(hooks=[seen.hook("a"), slow, seen.hook("c")], timeout=30))
+
+    async def main() -> None:
+        task = asyncio.ensure_future(guard.pre_tool_use("Bash", {"command": "ls"}))
+        while not started.is_set():
+            await asyncio.sleep(0.01)
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+        else:
+            raise AssertionError("the event was not cancelled")
+
+    asyncio.run(main())
+    release.set()
+    time.sleep(0.05)
+    assert [n for n, _ in seen.calls] == ["a"]  # nothing ran after the interrupted hook
