@@ -26,12 +26,18 @@ from .loop import in_thread
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Sequence
-    from typing import Any
+    from typing import Any, Protocol
 
     from ..events import Event
     from .chains import Binding
     from .merge import Merge
     from .session import Session
+
+    class _TailFn(Protocol):
+        taken: bool
+
+        def __call__(self) -> None: ...
+
 
 __all__ = ["run"]
 
@@ -42,7 +48,7 @@ class _Run:
     """What a stretch's thread did so far: each finished hook's ``(answer, exception,
     seconds)``, and the hook running now (its position in the stretch, and its start)."""
 
-    __slots__ = ("abandoned", "at", "current", "done", "lock")
+    __slots__ = ("abandoned", "at", "current", "done", "lock", "tail")
 
     def __init__(self) -> None:
         self.done: list[tuple[Any, BaseException | None, float]] = []
@@ -50,14 +56,22 @@ class _Run:
         self.at = 0.0
         self.abandoned = False
         self.lock = threading.Lock()
+        #: the thread went on to the event's end (no limit from here: a record may wait)
+        self.tail = False
 
 
 def _stretch(
-    run: _Run, items: Sequence[tuple[Binding, Any]], event: Event, deadline: float
+    run: _Run,
+    merge: Merge,
+    items: Sequence[tuple[Binding, Any]],
+    event: Event,
+    deadline: float,
+    tail: _TailFn | None,
 ) -> None:
     """In the worker thread: the hooks of ``items`` in turn, until one answers anything but
     ``None``, raises or runs past its limit, the event's budget is spent, or the loop gave
-    up on this thread."""
+    up on this thread. Then, when all answered nothing in time, ``tail``: their runs are
+    judged here (the loop waits and touches nothing) and the event decided and recorded."""
     for k, (b, ctx) in enumerate(items):
         t0 = _perf()
         with run.lock:
@@ -76,21 +90,37 @@ def _stretch(
             run.done.append((r, exc, seconds))
         if exc is not None or r is not None or seconds > b.timeout:
             return  # an answer, or a late one, may stop the chain: the loop judges it first
+    if tail is None:
+        return
+    with run.lock:
+        if run.abandoned:
+            return
+        run.tail = tail.taken = True
+    _judge(merge, items, run.done)
+    tail()
 
 
 async def _sync_stretch(
-    merge: Merge, items: Sequence[tuple[Binding, Any]], event: Event, deadline: float
+    merge: Merge,
+    items: Sequence[tuple[Binding, Any]],
+    event: Event,
+    deadline: float,
+    tail: _TailFn | None = None,
 ) -> int:
     """Run ``items`` in one thread and judge each answer into ``merge``; how many hooks
     were judged (fewer than ``items`` when one answered, or the budget ran out)."""
     run = _Run()
     began = _perf()  # the handoff counts toward the first hook's limit
-    future = asyncio.ensure_future(in_thread(_stretch, run, items, event, deadline))
+    future = asyncio.ensure_future(in_thread(_stretch, run, merge, items, event, deadline, tail))
     stuck: tuple[int, float] | None = None  # (position, its start) of a hook past its limit
     try:
         while not future.done():
             with run.lock:
                 k, started = (run.current, run.at) if run.current >= 0 else (0, began)
+                ending = run.tail
+            if ending:  # the hooks are done and judged: the event's end waits for no limit
+                await future
+                break
             wait = started + items[k][0].timeout - _perf()
             if wait > 0:
                 await asyncio.wait((future,), timeout=wait)
@@ -107,12 +137,16 @@ async def _sync_stretch(
             run.abandoned = True
             k, started = (run.current, run.at) if run.current >= 0 else (0, began)
             done = list(run.done)
+            if run.tail:  # the thread judged and decides the event: it records it too
+                raise
         _judge(merge, items, done)
         if len(done) == k:
             merge.interrupted(items[k][0], exc, _perf() - started)
         raise
     if stuck is None and (failed := future.exception()) is not None:
-        raise failed  # the handoff itself failed (no thread could start)
+        raise failed  # the handoff failed (no thread could start), or the tail did
+    if run.tail:
+        return len(items)  # judged and decided in the thread
     _judge(merge, items, run.done)
     judged = len(run.done)
     if stuck is not None:
@@ -142,8 +176,10 @@ def _judge(
             raise exc
 
 
-async def run(merge: Merge, session: Session) -> None:
-    """Each hook of ``merge``'s chain under its limit, in chain order (see the module)."""
+async def run(merge: Merge, session: Session, tail: _TailFn | None = None) -> None:
+    """Each hook of ``merge``'s chain under its limit, in chain order (see the module).
+    ``tail``: the event's end, run in the thread of the chain's last sync hooks when they
+    all answered nothing in time (``tail.taken``); else the caller ends the event."""
     deadline = _perf() + merge.event_budget
     plan = merge.plan
     bindings = plan.bindings
@@ -169,7 +205,8 @@ async def run(merge: Merge, session: Session) -> None:
             while end < len(positions) and not bindings[positions[end]].is_async:
                 end += 1
             items = [(bindings[p], session.ctx(bindings[p])) for p in positions[k:end]]
-            k += await _sync_stretch(merge, items, ev, deadline)  # the rest: a new stretch
+            last = tail if end == len(positions) else None
+            k += await _sync_stretch(merge, items, ev, deadline, last)  # the rest: a new one
         if merge.event is not ev:  # rewritten: the rest judge the new input
             ev = merge.event
             positions = list(plan.positions(ev, positions[k - 1] + 1))

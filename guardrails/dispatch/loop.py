@@ -331,11 +331,17 @@ async def _decide(
         return await in_thread(recorded, guard, begun, session, owner), False
     m = Merge(event, session, guard.definition, begun[0])  # type: ignore[index]
     if m.chain:
+        # with a ledger, a chain that ends quietly is decided and recorded in the thread
+        # of its last sync hooks: one thread handoff less per event
+        tail = None if guard.ledger is None else _Tail(guard, m, session, owner)
         try:
-            await _hooks_async(m, session)
+            await _hooks_async(m, session, tail)
         except BaseException:  # cancelled or interrupted: the refusal is recorded, then on
-            _finish(guard, m, session, owner)
+            if tail is None or not tail.taken:
+                _finish(guard, m, session, owner)
             raise
+        if tail is not None and tail.result is not None:
+            return tail.result
     decision, pending = _finish(guard, m, session, owner, record=guard.ledger is None)
     if pending or guard.ledger is None:
         return decision, pending
@@ -429,10 +435,26 @@ def _hooks_sync(merge: Merge, session: Session, start: int = 0, began: float | N
         plan.quiet = plan.quiet + 1 if t0 - first < plan.limit else 0
 
 
-def _hooks_async(merge: Merge, session: Session) -> Awaitable[None]:
+def _hooks_async(merge: Merge, session: Session, tail: _Tail | None = None) -> Awaitable[None]:
     """Await each hook under its limit; sync hooks run in a thread (their timeouts hold)."""
-    run: Callable[[Merge, Session], Awaitable[None]] = (_async_hooks or _lazy("async_hooks")).run
-    return run(merge, session)
+    run: Callable[..., Awaitable[None]] = (_async_hooks or _lazy("async_hooks")).run
+    return run(merge, session, tail)
+
+
+class _Tail:
+    """The async driver's end of an event, run by the thread of the chain's last sync hooks
+    once each of them answered nothing in time (``taken`` from then on): the decision,
+    recorded unless an approver must settle it first (:func:`_finish`)."""
+
+    __slots__ = ("args", "result", "taken")
+
+    def __init__(self, guard: Guard, merge: Merge, session: Session, owner: bool) -> None:
+        self.args = (guard, merge, session, owner)
+        self.taken = False
+        self.result: tuple[Decision, bool] | None = None
+
+    def __call__(self) -> None:
+        self.result = _finish(*self.args)
 
 
 def recorded(

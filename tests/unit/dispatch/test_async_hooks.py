@@ -4,18 +4,22 @@ hook to its own limit (guardrails/dispatch/async_hooks.py)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 import threading
 import time
 from typing import Any
 
 import pytest
 
-from guardrails import AgentDefinition, Decision, Guard, HookMatcher, HookResult
+from guardrails import AgentDefinition, Decision, Guard, HookMatcher, HookResult, Ledger
 from guardrails.dispatch import threads
+from guardrails.testing import SpyTool
+from tests._db import value
 
 
-def _guard(*matchers: HookMatcher, **kw: Any) -> Guard:
-    return Guard(AgentDefinition(hooks={"PreToolUse": list(matchers)}, **kw))
+def _guard(*matchers: HookMatcher, ledger: Ledger | None = None) -> Guard:
+    return Guard(AgentDefinition(hooks={"PreToolUse": list(matchers)}), ledger=ledger or False)
 
 
 def _decide(guard: Guard) -> Decision:
@@ -182,3 +186,60 @@ def test_a_cancelled_event_records_the_hook_it_interrupted() -> None:
     release.set()
     time.sleep(0.05)
     assert [n for n, _ in seen.calls] == ["a"]  # nothing ran after the interrupted hook
+
+
+def test_with_a_ledger_a_quiet_chain_is_decided_and_recorded_in_its_thread(
+    ledger_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The record used to be a second thread handoff per event: a chain whose sync hooks
+    all answer nothing in time is now decided and recorded by the thread that ran them."""
+    seen = _Seen()
+    ledger = Ledger(ledger_path)
+    guard = _guard(HookMatcher(hooks=[seen.hook("a"), seen.hook("b")]), ledger=ledger)
+    session = guard.session("s")
+    spy = SpyTool()
+    assert asyncio.run(session.run_tool("Bash", {"command": "ls"}, spy)).ok  # seeds the session
+    handoffs: list[str] = []
+    real = threads.in_thread
+
+    def counted(fn: Any, *args: Any) -> Any:
+        handoffs.append(fn.__name__)
+        return real(fn, *args)
+
+    monkeypatch.setattr(threads, "in_thread", counted)
+    run = asyncio.run(session.run_tool("Bash", {"command": "pwd"}, spy))
+    assert run.ok and spy.calls == [{"command": "ls"}, {"command": "pwd"}]
+    assert handoffs == ["_stretch", "recorded"]  # the PostToolUse has no hooks: a record alone
+    ledger.close()
+    rows = value(ledger_path, "SELECT count(*) FROM tool_calls WHERE status = 'ok'")
+    assert rows == 2
+    assert value(ledger_path, "SELECT count(*) FROM hook_runs WHERE event = 'PreToolUse'") == 4
+
+
+def test_an_event_cancelled_while_its_thread_records_it_is_recorded_once(
+    ledger_path: str,
+) -> None:
+    """Cancelled while the thread's record waits for another writer: the thread records
+    the event (the loop does not record a refusal besides), and the call never runs."""
+    ledger = Ledger(ledger_path, busy_timeout=10.0)
+    guard = _guard(HookMatcher(hooks=[_Seen().hook("a")]), ledger=ledger)
+    session = guard.session("s")
+    spy = SpyTool()
+    asyncio.run(session.pre_tool_use("Bash", {"command": "warm"}))  # seeds the session
+    other = sqlite3.connect(ledger_path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another writer holds the file
+
+    async def main() -> None:
+        task = asyncio.ensure_future(session.run_tool("Bash", {"command": "ls"}, spy))
+        await asyncio.sleep(0.3)  # the hook ran; its thread waits for the write lock
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    other.execute("COMMIT")
+    other.close()
+    ledger.close()  # waits for nothing: the thread's record went through once the lock was free
+    assert spy.calls == []
+    assert value(ledger_path, "SELECT count(*) FROM tool_calls WHERE tool_call_arguments "
+                 "= '{\"command\": \"ls\"}'") == 1  # fmt: skip
