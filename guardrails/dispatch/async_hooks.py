@@ -17,6 +17,7 @@ on the loop side, in chain order, by the same calls the sync driver makes.
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 import time
 
@@ -105,11 +106,19 @@ async def _sync_stretch(
     items: Sequence[tuple[Binding, Any]],
     event: Event,
     deadline: float,
-    tail: _TailFn | None = None,
+    tail: _TailFn | None,
+    nxt: Binding | None,
 ) -> int:
     """Run ``items`` in one thread and judge each answer into ``merge``; how many hooks
-    were judged (fewer than ``items`` when one answered, or the budget ran out)."""
+    were judged (fewer than ``items`` when one answered, or the budget ran out). ``nxt``:
+    the chain's hook after the stretch, refused if a cancel lands once the stretch ended."""
     run = _Run()
+    # the shortest limit of the hooks after each: nothing wakes the loop when the thread
+    # starts the next hook, so it looks again within that (a later hook's deadline is
+    # never sooner), not only at the deadline of the hook it saw running
+    after = [math.inf] * len(items)
+    for j in range(len(items) - 2, -1, -1):
+        after[j] = min(after[j + 1], items[j + 1][0].timeout)
     began = _perf()  # the handoff counts toward the first hook's limit
     future = asyncio.ensure_future(in_thread(_stretch, run, merge, items, event, deadline, tail))
     stuck: tuple[int, float] | None = None  # (position, its start) of a hook past its limit
@@ -123,7 +132,7 @@ async def _sync_stretch(
                 break
             wait = started + items[k][0].timeout - _perf()
             if wait > 0:
-                await asyncio.wait((future,), timeout=wait)
+                await asyncio.wait((future,), timeout=min(wait, after[k]))
                 continue
             with run.lock:  # still that hook, still no answer: the chain goes on without it
                 if run.current in (k, -1) and len(run.done) == k and not future.done():
@@ -132,7 +141,7 @@ async def _sync_stretch(
                     break
             # it answered just now: let the thread go on, and the loop see its future done
             await asyncio.wait((future,), timeout=0.001)
-    except BaseException as exc:  # cancelled: nothing more runs; the hook running now refused
+    except BaseException as exc:  # cancelled: nothing more runs, and the chain is refused
         with run.lock:
             run.abandoned = True
             k, started = (run.current, run.at) if run.current >= 0 else (0, began)
@@ -140,8 +149,11 @@ async def _sync_stretch(
             if run.tail:  # the thread judged and decides the event: it records it too
                 raise
         _judge(merge, items, done)
-        if len(done) == k:
-            merge.interrupted(items[k][0], exc, _perf() - started)
+        n = len(done)
+        if n < len(items):  # the hook running now, or the next one that will never run
+            merge.interrupted(items[n][0], exc, _perf() - started if n == k else 0.0)
+        elif nxt is not None and not merge.stopped:  # the stretch ended, the chain had not
+            merge.interrupted(nxt, exc, 0.0)
         raise
     if stuck is None and (failed := future.exception()) is not None:
         raise failed  # the handoff failed (no thread could start), or the tail did
@@ -206,7 +218,8 @@ async def run(merge: Merge, session: Session, tail: _TailFn | None = None) -> No
                 end += 1
             items = [(bindings[p], session.ctx(bindings[p])) for p in positions[k:end]]
             last = tail if end == len(positions) else None
-            k += await _sync_stretch(merge, items, ev, deadline, last)  # the rest: a new one
+            nxt = bindings[positions[end]] if end < len(positions) else None
+            k += await _sync_stretch(merge, items, ev, deadline, last, nxt)  # then a new one
         if merge.event is not ev:  # rewritten: the rest judge the new input
             ev = merge.event
             positions = list(plan.positions(ev, positions[k - 1] + 1))

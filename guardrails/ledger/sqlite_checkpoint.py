@@ -189,7 +189,8 @@ class Checkpointer:
                     self.runs += 1
                     # all but a few frames copied (those the writer added meanwhile come
                     # after them): the writer copies the rest between two transactions
-                    self.finish = 0 <= log - copied <= _FINISH_FRAMES
+                    # ((1, -1, -1): busy, or no WAL: nothing to finish)
+                    self.finish = copied >= 0 and 0 <= log - copied <= _FINISH_FRAMES
                 except sqlite3.Error:  # the writer's inline checkpoint is the fallback
                     if conn is not None:
                         conn.close()

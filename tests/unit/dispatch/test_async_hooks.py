@@ -15,7 +15,7 @@ import pytest
 from guardrails import AgentDefinition, Decision, Guard, HookMatcher, HookResult, Ledger
 from guardrails.dispatch import threads
 from guardrails.testing import SpyTool
-from tests._db import value
+from tests._db import rows, value
 
 
 def _guard(*matchers: HookMatcher, ledger: Ledger | None = None) -> Guard:
@@ -243,3 +243,110 @@ def test_an_event_cancelled_while_its_thread_records_it_is_recorded_once(
     assert spy.calls == []
     assert value(ledger_path, "SELECT count(*) FROM tool_calls WHERE tool_call_arguments "
                  "= '{\"command\": \"ls\"}'") == 1  # fmt: skip
+
+
+def test_a_later_hook_with_a_shorter_limit_is_cut_off_at_its_own_limit() -> None:
+    """Nothing wakes the loop when the thread starts the next hook: the loop must look
+    again within the shortest limit still ahead, not sleep to the deadline of the hook it
+    saw running (a 10 s hook then a hung 0.2 s hook held the event for 10 s)."""
+    release = threading.Event()
+    seen = _Seen()
+
+    def hang(event: Any, ctx: Any) -> None:
+        release.wait(10)
+
+    hang.__name__ = hang.__qualname__ = "hang"
+    guard = _guard(
+        HookMatcher(hooks=[seen.hook("a")], timeout=10, priority=1),
+        HookMatcher(hooks=[hang], timeout=0.2, on_failure="continue", priority=2),
+    )
+    t0 = time.monotonic()
+    decision = _decide(guard)
+    took = time.monotonic() - t0
+    release.set()
+    assert took < 5, took  # 0.2 s and a little: not a's 10 s
+    assert _runs(decision) == [("a", "noop"), ("hang", "timeout")]
+
+
+def test_a_cancel_after_a_stretch_ended_refuses_the_hook_that_never_ran(
+    ledger_path: str,
+) -> None:
+    """The thread finished its hooks while the loop was busy, and the cancel came before
+    the loop saw it: the chain did not end, so the call is refused and recorded as
+    interrupted at the hook that never ran (not recorded as allowed with part of it)."""
+    ran: list[str] = []
+
+    def rewrite(event: Any, ctx: Any) -> HookResult:
+        ran.append("rewrite")
+        time.sleep(0.05)
+        return HookResult.modify({"command": event.tool_input["command"] + " --force"})
+
+    def judge(event: Any, ctx: Any) -> HookResult | None:
+        ran.append("judge")
+        return HookResult.deny("forced") if "--force" in event.tool_input["command"] else None
+
+    ledger = Ledger(ledger_path)
+    guard = _guard(HookMatcher(hooks=[rewrite, judge], timeout=5), ledger=ledger)
+    session = guard.session("s")
+    assert asyncio.run(session.pre_tool_use("Bash", {"command": "warm"})).decision == "deny"
+    ran.clear()
+
+    async def main() -> None:
+        task = asyncio.ensure_future(session.pre_tool_use("Bash", {"command": "push"}))
+        for _ in range(5):
+            await asyncio.sleep(0)
+        time.sleep(0.3)  # the loop is busy; the thread's hook answers meanwhile
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    ledger.close()
+    assert ran == ["rewrite"]
+    (row,) = rows(
+        ledger_path,
+        "SELECT decision, status, reason FROM tool_calls WHERE tool_call_arguments LIKE ?",
+        "%push%",
+    )
+    assert (row["decision"], row["status"]) == ("deny", "denied")
+    reason = row["reason"]
+    assert "interrupted while hook" in reason and "judge" in reason
+
+
+def test_a_cancel_after_a_stretch_before_an_async_hook_refuses_that_hook(
+    ledger_path: str,
+) -> None:
+    ran: list[str] = []
+
+    def first(event: Any, ctx: Any) -> None:
+        ran.append("first")
+        time.sleep(0.05)
+
+    async def second(event: Any, ctx: Any) -> None:
+        ran.append("second")
+
+    ledger = Ledger(ledger_path)
+    guard = _guard(HookMatcher(hooks=[first, second], timeout=5), ledger=ledger)
+    session = guard.session("s")
+    assert asyncio.run(session.pre_tool_use("Bash", {"command": "warm"})).allowed
+    ran.clear()
+
+    async def main() -> None:
+        task = asyncio.ensure_future(session.pre_tool_use("Bash", {"command": "push"}))
+        for _ in range(5):
+            await asyncio.sleep(0)
+        time.sleep(0.3)  # the loop is busy; the stretch of one sync hook ends meanwhile
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    ledger.close()
+    assert ran == ["first"]
+    (row,) = rows(
+        ledger_path,
+        "SELECT decision, status, reason FROM tool_calls WHERE tool_call_arguments LIKE ?",
+        "%push%",
+    )
+    assert (row["decision"], row["status"]) == ("deny", "denied")
+    assert "interrupted while hook" in row["reason"] and "second" in row["reason"]
