@@ -60,12 +60,12 @@ class Checkpointer:
     __slots__ = (
         "_commits",
         "_conn",
+        "_handed",
         "_pid",
         "_rung",
         "_seen",
         "_shm",
         "_wake",
-        "_writer",
         "closed",
         "finish",
         "path",
@@ -75,8 +75,9 @@ class Checkpointer:
 
     def __init__(self, path: str, writer: sqlite3.Connection | None) -> None:
         self.path = path
-        self._writer: sqlite3.Connection | None = writer
         self._conn = writer
+        #: the writer's own checkpoints raised to INLINE_PAGES: the thread's from now on
+        self._handed = False
         self._commits = 0
         #: the WAL file's size at the last look (when the wal-index cannot be read)
         self._seen = 0
@@ -101,12 +102,12 @@ class Checkpointer:
         if self._commits < _CHECK_EVERY:
             return
         self._commits = 0
-        if self._writer is not None:  # a long-lived writer: the thread checkpoints from now
+        if not self._handed and self._conn is not None:  # a long-lived writer
             try:
-                self._writer.execute(f"PRAGMA wal_autocheckpoint = {INLINE_PAGES}")
+                self._conn.execute(f"PRAGMA wal_autocheckpoint = {INLINE_PAGES}")
             except sqlite3.Error:
                 return
-            self._writer = None
+            self._handed = True
         frames = self._frames()
         if frames < 0:
             self._by_size()
