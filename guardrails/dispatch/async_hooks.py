@@ -174,13 +174,9 @@ def _judge(
     done: Sequence[tuple[Any, BaseException | None, float]],
 ) -> None:
     """The finished hooks' answers, judged in chain order as the sync driver judges them."""
-    record = merge.d._raw.append
     for (b, _), (r, exc, seconds) in zip(items, done, strict=False):
         if exc is None:
-            if r is None and seconds <= b.timeout:
-                record((b, "noop", seconds, None, 0))
-            else:
-                merge.returned(b, r, seconds, b.timeout)
+            merge.returned(b, r, seconds, b.timeout)
         elif isinstance(exc, (Exception, SystemExit)):
             merge.raised(b, exc, seconds)
         else:  # a BaseException a worker thread saw: refused, and it goes on up
