@@ -25,13 +25,14 @@ from typing import Any
 from guardrails._canonical_json import input_hash, json_encoder
 from guardrails.ledger.common import iso_time
 from guardrails.ledger.sqlite import Ledger
+from guardrails.ledger.sqlite_state import _READ as _STATE
+from guardrails.ledger.sqlite_write import SQL
 
 __all__ = ["inline_call"]
 
-_STATE = (
-    "SELECT turn, halted, injected_chars, prompt_id, earlier_prompts FROM session_state "
-    "WHERE session_id = ? AND agent_name = ?"
-)
+#: the ledger's own statements where the inline call does what the ledger does
+_RUNS = SQL["hook_runs"]
+#: the floor's shapes, with the runs' columns when they go into the call's row
 _INSERT = (
     "INSERT INTO tool_calls (session_id, agent_name, tool_call_id, tool_name, "
     "tool_call_arguments, final_arguments, arguments_hash, decision, status, started_at, pid"
@@ -40,10 +41,6 @@ _INSERT = (
 _UPDATE = (
     "UPDATE tool_calls SET status = 'ok', tool_call_result = ?, result_bytes = ?, "
     "finished_at = ?, duration_ms = ?{runs_col} WHERE id = ?"
-)
-_RUNS = (
-    "INSERT INTO hook_run_sets (session_id, event, tool_call_id, event_id, created_at, runs, "
-    "flags) VALUES (?, ?, ?, NULL, ?, ?, 0)"
 )
 
 Hook = Callable[[Any, Any], Any]
@@ -103,7 +100,7 @@ def inline_call(
                 params.append(pre_runs)
             rowid = ex(insert, params).lastrowid
             if not runs_in_row:
-                ex(_RUNS, (sid, "PreToolUse", call_id, at, pre_runs))
+                ex(_RUNS, (sid, "PreToolUse", call_id, None, at, pre_runs, 0))
             ex("COMMIT")
         t0 = perf()
         out = tool(**tool_input)
@@ -120,7 +117,7 @@ def inline_call(
                 row.append(post_runs)
             ex(update, (*row, rowid))
             if not runs_in_row:
-                ex(_RUNS, (sid, "PostToolUse", call_id, at, post_runs))
+                ex(_RUNS, (sid, "PostToolUse", call_id, None, at, post_runs, 0))
             ex("COMMIT")
         return out
 
