@@ -30,6 +30,20 @@ def _runs(decision: Decision) -> list[tuple[str, str]]:
     return [(r.hook.rsplit(":", 1)[-1], r.outcome) for r in decision.runs]
 
 
+@pytest.fixture
+def handoffs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The name of each function handed to a worker thread, in order."""
+    names: list[str] = []
+    real = threads.in_thread
+
+    def counted(fn: Any, *args: Any) -> Any:
+        names.append(fn.__name__)
+        return real(fn, *args)
+
+    monkeypatch.setattr(threads, "in_thread", counted)
+    return names
+
+
 class _Seen:
     """Hooks that note the thread they ran on, in order."""
 
@@ -59,17 +73,9 @@ def test_consecutive_sync_hooks_run_in_one_thread_off_the_loop() -> None:
     assert _runs(decision) == [("a", "noop"), ("b", "noop"), ("c", "noop")]
 
 
-def test_a_stretch_is_one_thread_handoff(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_stretch_is_one_thread_handoff(handoffs: list[str]) -> None:
     """A handoff (a future, two wakes) costs ~0.1 ms, a no-op hook ~0.1 us: five sync hooks
     cost the event one handoff, not five."""
-    handoffs: list[str] = []
-    real = threads.in_thread
-
-    def counted(fn: Any, *args: Any) -> Any:
-        handoffs.append(fn.__name__)
-        return real(fn, *args)
-
-    monkeypatch.setattr(threads, "in_thread", counted)
     seen = _Seen()
     guard = _guard(HookMatcher(hooks=[seen.hook(f"h{i}") for i in range(5)]))
     assert _decide(guard).allowed
@@ -189,7 +195,7 @@ def test_a_cancelled_event_records_the_hook_it_interrupted() -> None:
 
 
 def test_with_a_ledger_a_quiet_chain_is_decided_and_recorded_in_its_thread(
-    ledger_path: str, monkeypatch: pytest.MonkeyPatch
+    ledger_path: str, handoffs: list[str]
 ) -> None:
     """The record used to be a second thread handoff per event: a chain whose sync hooks
     all answer nothing in time is now decided and recorded by the thread that ran them."""
@@ -199,14 +205,7 @@ def test_with_a_ledger_a_quiet_chain_is_decided_and_recorded_in_its_thread(
     session = guard.session("s")
     spy = SpyTool()
     assert asyncio.run(session.run_tool("Bash", {"command": "ls"}, spy)).ok  # seeds the session
-    handoffs: list[str] = []
-    real = threads.in_thread
-
-    def counted(fn: Any, *args: Any) -> Any:
-        handoffs.append(fn.__name__)
-        return real(fn, *args)
-
-    monkeypatch.setattr(threads, "in_thread", counted)
+    handoffs.clear()
     run = asyncio.run(session.run_tool("Bash", {"command": "pwd"}, spy))
     assert run.ok and spy.calls == [{"command": "ls"}, {"command": "pwd"}]
     assert handoffs == ["_stretch", "recorded"]  # the PostToolUse has no hooks: a record alone
@@ -268,14 +267,7 @@ def test_a_later_hook_with_a_shorter_limit_is_cut_off_at_its_own_limit() -> None
     assert _runs(decision) == [("a", "noop"), ("hang", "timeout")]
 
 
-def test_a_cancel_after_a_stretch_ended_refuses_the_hook_that_never_ran(
-    ledger_path: str,
-) -> None:
-    """The thread finished its hooks while the loop was busy, and the cancel came before
-    the loop saw it: the chain did not end, so the call is refused and recorded as
-    interrupted at the hook that never ran (not recorded as allowed with part of it)."""
-    ran: list[str] = []
-
+def _rewrite_then_judge(ran: list[str]) -> list[Any]:
     def rewrite(event: Any, ctx: Any) -> HookResult:
         ran.append("rewrite")
         time.sleep(0.05)
@@ -285,10 +277,38 @@ def test_a_cancel_after_a_stretch_ended_refuses_the_hook_that_never_ran(
         ran.append("judge")
         return HookResult.deny("forced") if "--force" in event.tool_input["command"] else None
 
+    return [rewrite, judge]
+
+
+def _sync_then_async(ran: list[str]) -> list[Any]:
+    def first(event: Any, ctx: Any) -> None:
+        ran.append("first")
+        time.sleep(0.05)
+
+    async def second(event: Any, ctx: Any) -> None:
+        ran.append("second")
+
+    return [first, second]
+
+
+@pytest.mark.parametrize(
+    ("hooks", "ran_first", "refused"),
+    [
+        pytest.param(_rewrite_then_judge, "rewrite", "judge", id="the next hook of the stretch"),
+        pytest.param(_sync_then_async, "first", "second", id="an async hook after the stretch"),
+    ],
+)
+def test_a_cancel_after_the_thread_answered_refuses_the_hook_that_never_ran(
+    ledger_path: str, hooks: Any, ran_first: str, refused: str
+) -> None:
+    """The thread's hook answered while the loop was busy, and the cancel came before the
+    loop saw it: the chain did not end, so the call is refused and recorded as interrupted
+    at the hook that never ran (it was recorded as allowed, with part of its chain)."""
+    ran: list[str] = []
     ledger = Ledger(ledger_path)
-    guard = _guard(HookMatcher(hooks=[rewrite, judge], timeout=5), ledger=ledger)
+    guard = _guard(HookMatcher(hooks=hooks(ran), timeout=5), ledger=ledger)
     session = guard.session("s")
-    assert asyncio.run(session.pre_tool_use("Bash", {"command": "warm"})).decision == "deny"
+    asyncio.run(session.pre_tool_use("Bash", {"command": "warm"}))  # seeds the session
     ran.clear()
 
     async def main() -> None:
@@ -302,51 +322,11 @@ def test_a_cancel_after_a_stretch_ended_refuses_the_hook_that_never_ran(
 
     asyncio.run(main())
     ledger.close()
-    assert ran == ["rewrite"]
+    assert ran == [ran_first]
     (row,) = rows(
         ledger_path,
         "SELECT decision, status, reason FROM tool_calls WHERE tool_call_arguments LIKE ?",
         "%push%",
     )
     assert (row["decision"], row["status"]) == ("deny", "denied")
-    reason = row["reason"]
-    assert "interrupted while hook" in reason and "judge" in reason
-
-
-def test_a_cancel_after_a_stretch_before_an_async_hook_refuses_that_hook(
-    ledger_path: str,
-) -> None:
-    ran: list[str] = []
-
-    def first(event: Any, ctx: Any) -> None:
-        ran.append("first")
-        time.sleep(0.05)
-
-    async def second(event: Any, ctx: Any) -> None:
-        ran.append("second")
-
-    ledger = Ledger(ledger_path)
-    guard = _guard(HookMatcher(hooks=[first, second], timeout=5), ledger=ledger)
-    session = guard.session("s")
-    assert asyncio.run(session.pre_tool_use("Bash", {"command": "warm"})).allowed
-    ran.clear()
-
-    async def main() -> None:
-        task = asyncio.ensure_future(session.pre_tool_use("Bash", {"command": "push"}))
-        for _ in range(5):
-            await asyncio.sleep(0)
-        time.sleep(0.3)  # the loop is busy; the stretch of one sync hook ends meanwhile
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-
-    asyncio.run(main())
-    ledger.close()
-    assert ran == ["first"]
-    (row,) = rows(
-        ledger_path,
-        "SELECT decision, status, reason FROM tool_calls WHERE tool_call_arguments LIKE ?",
-        "%push%",
-    )
-    assert (row["decision"], row["status"]) == ("deny", "denied")
-    assert "interrupted while hook" in row["reason"] and "second" in row["reason"]
+    assert "interrupted while hook" in row["reason"] and refused in row["reason"]
