@@ -5,11 +5,15 @@ that pushes the WAL past ``wal_autocheckpoint`` pages (1,000 by default): that c
 pays for copying the pages and, at ``synchronous=NORMAL`` or above, for an fsync of the
 file, which on many disks costs more than a hundred guarded calls' commits together.
 A :class:`~guardrails.ledger.Ledger` that stays open (a Guard in an agent, ``serve``)
-hands that work to a daemon thread with a connection of its own: after every
-``_CHECK_EVERY`` commits the writer reads how many frames the log holds (the wal-index
-header's ``mxFrame``, https://www.sqlite.org/walformat.html, one ``pread``), and once
-they are ``_WAL_FRAMES`` the thread runs ``PRAGMA wal_checkpoint(PASSIVE)``, which never
-blocks a writer or reader.
+hands that work to a daemon thread with a connection of its own: once the writer changed
+``_RING_CHANGES`` rows since it last rang (``total_changes``, a counter of the connection:
+~4,000 WAL frames of guarded calls, SQLite's default bound), the thread runs ``PRAGMA
+wal_checkpoint(PASSIVE)``, which never blocks a writer or reader.
+
+The writer does not look at the log's files itself: a descriptor of the ``-shm`` file
+closed by this process drops every lock the process's SQLite connections hold on it
+(https://www.sqlite.org/howtocorrupt.html, 2.2), and another process may then reset the
+wal-index under a reader or writer of this one.
 
 The thread alone cannot start the log over: SQLite does that at a write transaction
 that finds the whole log copied, and under a steady stream of commits each lands while
@@ -20,8 +24,9 @@ beginning of the file. Without that the log grew to ``INLINE_PAGES`` (64 MB) bef
 writer's own checkpoint copied it in one commit of ~35 ms, and at ``synchronous=FULL``
 every commit's sync was slowed by a file that kept growing.
 
-From its first look on, the writer's own ``wal_autocheckpoint`` is ``INLINE_PAGES``, so
-a thread that falls behind (or cannot run) still bounds the WAL as SQLite would.
+From its ``_CHECK_EVERY``-th commit on, the writer's own ``wal_autocheckpoint`` is
+``INLINE_PAGES``, so a thread that falls behind (or cannot run) still bounds the WAL as
+SQLite would.
 Durability is unchanged: a commit is as durable as before when it returns; only where
 the later copy into the file happens moves. Short-lived writers (a ``hookrails hook``
 process) never start the thread.
@@ -32,21 +37,14 @@ from __future__ import annotations
 import _thread
 import os
 import sqlite3
-import sys
 
 __all__ = ["INLINE_PAGES", "Checkpointer"]
 
-#: commits between two looks at the log's length (a ``pread`` of the ``-shm`` file)
+#: commits after which a writer counts as long-lived (its own checkpoints handed over)
 _CHECK_EVERY = 32
-#: frames in the log from which the thread checkpoints (SQLite's default, in pages)
-_WAL_FRAMES = 4_000
-#: when a reader on an old snapshot keeps the log from starting over: frames more before
-#: the next ring (each checkpoint syncs the file)
-_RING_STEP = 250
-#: the same bound in bytes, when the wal-index cannot be read (the WAL file's size)
-_WAL_BYTES = 4 * 1024 * 1024
-#: offset of ``mxFrame`` in the wal-index header (a native-order 32-bit integer)
-_MX_FRAME = 16
+#: rows the writer changes between two rings: a guarded call changes five and writes ~13
+#: WAL frames, so ~4,000 frames (SQLite's default bound, in pages); a batch counts whole
+_RING_CHANGES = 1_600
 #: the writer's own ``wal_autocheckpoint``: the bound when the thread falls behind
 INLINE_PAGES = 16_000
 #: frames of its log a checkpoint may leave (readers on older snapshots hold them) for the
@@ -61,10 +59,8 @@ class Checkpointer:
         "_commits",
         "_conn",
         "_handed",
+        "_mark",
         "_pid",
-        "_rung",
-        "_seen",
-        "_shm",
         "_wake",
         "closed",
         "finish",
@@ -79,11 +75,8 @@ class Checkpointer:
         #: the writer's own checkpoints raised to INLINE_PAGES: the thread's from now on
         self._handed = False
         self._commits = 0
-        #: the WAL file's size at the last look (when the wal-index cannot be read)
-        self._seen = 0
-        #: the log's frames when the thread was last rung (0: the log started over since)
-        self._rung = 0
-        self._shm: int | None = None  # a read-only fd of the -shm file, once looked at
+        #: the writer's ``total_changes`` when it last rang (or was handed over)
+        self._mark = 0
         self._wake: _thread.LockType | None = None  # the thread's doorbell, once started
         self._pid = 0
         self.closed = False
@@ -94,51 +87,25 @@ class Checkpointer:
         self.finish = False
 
     def committed(self) -> None:
-        """After a commit (the writer's lock held): look at the WAL now and then, and ring
-        when it is big; finish a checkpoint the thread all but did."""
+        """After a commit (the writer's lock held): ring when the writer changed enough
+        rows since the last ring; finish a checkpoint the thread all but did."""
         if self.finish:
             self._finish()
-        self._commits += 1
-        if self._commits < _CHECK_EVERY:
+        conn = self._conn
+        if conn is None:
             return
-        self._commits = 0
-        if not self._handed and self._conn is not None:  # a long-lived writer
+        if not self._handed:  # a short-lived writer keeps SQLite's own checkpoints
+            self._commits += 1
+            if self._commits < _CHECK_EVERY:
+                return
             try:
-                self._conn.execute(f"PRAGMA wal_autocheckpoint = {INLINE_PAGES}")
+                conn.execute(f"PRAGMA wal_autocheckpoint = {INLINE_PAGES}")
             except sqlite3.Error:
                 return
             self._handed = True
-        frames = self._frames()
-        if frames < 0:
-            self._by_size()
-            return
-        if frames < self._rung:  # it started over
-            self._rung = 0
-        if frames >= _WAL_FRAMES and frames >= self._rung + _RING_STEP:
-            self._rung = frames
-            self._ring()
-
-    def _frames(self) -> int:
-        """Frames in the log now, -1 when the wal-index cannot be read."""
-        fd = self._shm
-        try:
-            if fd is None:
-                fd = self._shm = os.open(self.path + "-shm", os.O_RDONLY | os.O_CLOEXEC)
-            data = os.pread(fd, 4, _MX_FRAME)
-        except OSError:
-            return -1
-        return int.from_bytes(data, sys.byteorder) if len(data) == 4 else -1
-
-    def _by_size(self) -> None:
-        """Ring by the WAL file's size: it never shrinks, so once past the bound only when
-        it grew since the last look (after a checkpoint the log starts over inside it). A
-        journal_size_limit would shrink it, but each call then paid ~20 us growing it back."""
-        try:
-            size = os.stat(self.path + "-wal").st_size
-        except OSError:
-            return
-        grew, self._seen = size != self._seen, size
-        if size > _WAL_BYTES and grew:
+        changes = conn.total_changes
+        if changes - self._mark >= _RING_CHANGES:
+            self._mark = changes
             self._ring()
 
     def _finish(self) -> None:
@@ -169,9 +136,6 @@ class Checkpointer:
         """Let the thread end (it closes its connection)."""
         self.closed = True
         self._conn = None
-        fd, self._shm = self._shm, None
-        if fd is not None:
-            os.close(fd)
         wake = self._wake
         if wake is not None and wake.locked():
             wake.release()
