@@ -46,6 +46,7 @@ def build_guard(
     tenant: str | None = None,
     clock: Callable[[], float] | None = None,
     approval_timeout: float | None = None,
+    session_ttl: float | None = 3600.0,
     **definition: Any,
 ) -> Guard:
     """A Guard over ``AgentDefinition(hooks=..., **definition)`` (``name``, ``tools``,
@@ -56,6 +57,7 @@ def build_guard(
         hooks={name: matchers(entries) for name, entries in by_event.items()}, **definition
     )
     options: dict[str, Any] = {"ledger": ledger, "approver": approver, "tenant": tenant}
+    options["session_ttl"] = session_ttl
     options["cwd"] = None if cwd is None else os.fspath(cwd)
     if clock is not None:
         options["clock"] = clock
@@ -78,6 +80,7 @@ class GuardFactory(Protocol):
         tenant: str | None = None,
         clock: Callable[[], float] | None = None,
         approval_timeout: float | None = None,
+        session_ttl: float | None = 3600.0,
         **definition: Any,
     ) -> Guard: ...
 

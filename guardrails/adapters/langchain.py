@@ -65,6 +65,7 @@ from langgraph.types import Command
 
 from .. import Guard, Session, ToolRun
 from ..definition.coverage import warn_unmatched_tools
+from ..dispatch.threads import in_thread
 from ..events import PostToolUse, PostToolUseFailure, PreToolUse
 from ..results import UNSET, Decision
 
@@ -152,13 +153,14 @@ class GuardrailsMiddleware(AgentMiddleware[GuardrailsState, Any, Any]):
 
     @hook_config(can_jump_to=["end"])
     def before_model(self, state: GuardrailsState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        return _halt_check(self._session(state, _thread(runtime)))
+        return _halt_check(self._session(state, _thread(runtime)).known_halt())
 
     @hook_config(can_jump_to=["end"])
     async def abefore_model(
         self, state: GuardrailsState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
-        return _halt_check(self._session(state, _thread(runtime)))
+        session = self._session(state, _thread(runtime))
+        return _halt_check(await in_thread(session.known_halt))  # may read the ledger
 
     # --- the stop -------------------------------------------------------------------------------
 
@@ -166,7 +168,7 @@ class GuardrailsMiddleware(AgentMiddleware[GuardrailsState, Any, Any]):
     def after_agent(self, state: GuardrailsState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         session = self._session(state, _thread(runtime))
         d = None
-        if not (state.get(_ENDED) or session.halted):
+        if not (state.get(_ENDED) or session.known_halt()):
             d = session.sync.agent_stop(**_stop_fields(state, session))
         update = _after_stop(d)
         if update is None and self._owned(runtime):
@@ -179,7 +181,7 @@ class GuardrailsMiddleware(AgentMiddleware[GuardrailsState, Any, Any]):
     ) -> dict[str, Any] | None:
         session = self._session(state, _thread(runtime))
         d = None
-        if not (state.get(_ENDED) or session.halted):
+        if not (state.get(_ENDED) or await in_thread(session.known_halt)):
             d = await session.agent_stop(**_stop_fields(state, session))
         update = _after_stop(d)
         if update is None and self._owned(runtime):
@@ -396,13 +398,13 @@ def _after_prompt(session: Session, d: Decision | None) -> dict[str, Any]:
     return update
 
 
-def _halt_check(session: Session) -> dict[str, Any] | None:
-    if session.halted is None:
+def _halt_check(halted: str | None) -> dict[str, Any] | None:
+    if halted is None:
         return None
     return {
         _ENDED: True,
         "jump_to": "end",
-        "messages": [AIMessage(content=f"Halted: {session.halted}")],
+        "messages": [AIMessage(content=f"Halted: {halted}")],
     }
 
 

@@ -279,8 +279,14 @@ class _Sweeper:
         self.began[gen] = now
         sessions = guard._sessions
         default = getattr(guard, "_default", None)  # None while the Guard makes it
-        keep = [s for s in list(sessions.values()) if s is default or s._lock.locked()]
-        candidates = [s for s in list(sessions.values()) if s not in keep]
+        held = list(sessions.values())  # other threads add sessions while this one sweeps
+        ledger = guard.ledger
+        keep = [
+            s
+            for s in held
+            if s is default or s._lock.locked() or (ledger is not None and _ahead(s))
+        ]
+        candidates = [s for s in held if s not in keep]
         victims: list[Session] = []
         if self.ttl is not None:
             idle = [s for s in candidates if now - self.began.get(s._gen + 1, now) > self.ttl]
@@ -297,14 +303,23 @@ class _Sweeper:
             if self._gone is None:
                 self._gone = weakref.WeakValueDictionary()
             for s in victims:
+                # held as gone before it leaves the table: a thread looking the id up
+                # meanwhile finds it in one of them, never makes a second Session
+                self._gone[s.session_id] = s
                 if sessions.get(s.session_id) is s:
                     del sessions[s.session_id]
                 s._forgotten()
-                self._gone[s.session_id] = s
-        oldest = min((s._gen for s in sessions.values()), default=gen)
+        # the default session is never let go: its generation must not hold every other back
+        oldest = min((s._gen for s in list(sessions.values()) if s is not default), default=gen)
         for g in [g for g in self.began if g < oldest]:
             del self.began[g]
         return [s.session_id for s in victims]
+
+
+def _ahead(s: Session) -> bool:
+    """The session's state is ahead of its ledger's (a halt, injected context or a new turn
+    the file could not take yet): only this object holds it, so it is not let go."""
+    return not s._synced and (s.halted is not None or bool(s.turn_chars) or s._turn_pending)
 
 
 def _check_hooks(definition: AgentDefinition, bindings: dict[str, list[Binding]]) -> None:

@@ -218,7 +218,7 @@ def _decide_sync(guard: Guard, event: Event, session: Session, owner: bool) -> D
         if name in STOP_EVENTS:
             seed_stop_blocks(guard, event, session)
         elif name in _HALTED_REFUSES and (not session._synced or session.halted is not None):
-            seed_session(guard, session, event)
+            seed_session(guard, session, event.prompt_id)
     begun = _begin(guard, event, session)
     if type(begun) is Decision:  # halted
         return recorded(guard, begun, session, owner)
@@ -323,7 +323,7 @@ async def _decide(
         if name in STOP_EVENTS and (event.agent_id or "") not in session.stop_blocks:
             await in_thread(seed_stop_blocks, guard, event, session)  # a query: off the loop
         elif name in _HALTED_REFUSES and (not session._synced or session.halted is not None):
-            await in_thread(seed_session, guard, session, event)
+            await in_thread(seed_session, guard, session, event.prompt_id)
     begun = _begin(guard, event, session)
     if type(begun) is Decision:  # halted
         if guard.ledger is None:
@@ -509,13 +509,16 @@ def _unless_halted(decision: Decision, session: Session) -> Decision:
 
 
 def seed_stop_blocks(guard: Guard, event: Event, session: Session) -> None:
-    """A session new to this process (a command hook is one process per event) learns
-    how many stops in a row were blocked from the ledger, so the cap holds across them."""
+    """A session new to this process (a command hook is one process per event, a Guard
+    lets idle sessions go) learns how many stops in a row were blocked from the ledger, so
+    the cap holds across them. Claude's own ``stop_hook_active: false`` says the last stop
+    was not blocked (its payloads always carry ``transcript_path``); the same field of an
+    event made in Python is a default, or an adapter's guess from a session just made."""
     key = event.agent_id or ""
     if key in session.stop_blocks or guard.ledger is None:
         return
-    if getattr(event, "stop_hook_active", None) is False:
-        session.stop_blocks[key] = 0  # Claude says the last stop was not blocked
+    if event.transcript_path and getattr(event, "stop_hook_active", None) is False:
+        session.stop_blocks[key] = 0
         return
     try:
         n = guard.ledger.reader.stop_blocks_in_a_row(
@@ -526,11 +529,11 @@ def seed_stop_blocks(guard: Guard, event: Event, session: Session) -> None:
     session.stop_blocks[key] = n
 
 
-def seed_session(guard: Guard, session: Session, event: Event) -> None:
+def seed_session(guard: Guard, session: Session, prompt_id: str | None) -> None:
     """Before the hooks of an event a halt refuses (PreToolUse, PreSkillShellCommand,
     PermissionRequest): a session new to this process (a command hook is one
     process per event) learns from the ledger whether another process halted it and how
-    much of the turn's injection budget is used, as of ``event``'s turn (a prompt id the
+    much of the turn's injection budget is used, as of ``prompt_id``'s turn (one the
     ledger has not met starts one); a process that holds it halted asks again (another
     may have started a new turn). Unreadable: this process's view stands."""
     ledger = guard.ledger
@@ -540,7 +543,7 @@ def seed_session(guard: Guard, session: Session, event: Event) -> None:
         state = ledger.session_state(session.session_id, guard.definition.name)
     except Exception:  # an unreadable ledger: the state stays this process's
         return
-    session._seed((_state or _load_state())[1](state, event.prompt_id))
+    session._seed((_state or _load_state())[1](state, prompt_id))
 
 
 def _state_change(

@@ -142,6 +142,14 @@ class Session(AsyncEventMethods):
         """The main agent's last stop was blocked (Claude's ``stop_hook_active``)."""
         return bool(self.stop_blocks.get(""))
 
+    def known_halt(self) -> str | None:
+        """Why the session is halted (None: it is not). A session new to this process (let
+        go by the Guard, or started by another process) reads its ledger first, where a halt
+        outlives the object; a host asks this before the model's next turn."""
+        if not self._synced and self.halted is None and self.guard.ledger is not None:
+            loop.seed_session(self.guard, self, None)
+        return self.halted
+
     def new_turn(self) -> None:
         """A prompt (or a resumed session) starts a turn: fresh budget, a halt is over.
         With a ledger, the next event recorded starts it there too."""

@@ -8,6 +8,7 @@ Core cases run through both ``invoke`` (sync hooks) and ``ainvoke`` (async hooks
 from __future__ import annotations
 
 import asyncio
+import gc
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -34,7 +35,7 @@ from guardrails import (
     always_allow,
 )
 from guardrails.adapters import langchain as langchain_adapter
-from guardrails.adapters.langchain import GuardrailsMiddleware
+from guardrails.adapters.langchain import _SESSION, GuardrailsMiddleware
 from guardrails.builtins import (
     CompletionPromise,
     idempotency_guard,
@@ -421,6 +422,32 @@ def test_a_halt_ends_the_agent_before_its_next_model_call(tmp_path: Path, mode: 
     messages = _invoke(model, [_bash([])], guard, mode=mode)
     assert len(model.requests) == 1
     assert messages[-1].content == "Halted: the budget is spent"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_halt_ends_the_agent_after_the_guard_let_its_session_go(
+    tmp_path: Path, mode: str
+) -> None:
+    """The halt is in the ledger, not in the Session the Guard let go: the check before the
+    model's next call reads it there (and the stop is not run for a halted session)."""
+    from langgraph.runtime import Runtime
+
+    guard = _guard(tmp_path, {"PreToolUse": [_halt]}, session_ttl=0.0)
+    assert guard.session("T").sync.pre_tool_use("bash", {"command": "ls"}).halted
+    assert "T" in guard.sweep_sessions() + guard.sweep_sessions()
+    gc.collect()
+    mw, state, runtime = GuardrailsMiddleware(guard), {_SESSION: "T", "messages": []}, Runtime()
+    if mode == "sync":
+        update = mw.before_model(state, runtime)  # type: ignore[arg-type]
+        stop = mw.after_agent(state, runtime)  # type: ignore[arg-type]
+    else:
+        update = asyncio.run(mw.abefore_model(state, runtime))  # type: ignore[arg-type]
+        stop = asyncio.run(mw.aafter_agent(state, runtime))  # type: ignore[arg-type]
+    assert update is not None and update["jump_to"] == "end"
+    assert update["messages"][0].content == "Halted: the budget is spent"
+    assert stop is None
+    assert guard.ledger is not None
+    assert guard.ledger.reader.session_stop_decisions("T") == []
 
 
 @pytest.mark.parametrize("mode", MODES)

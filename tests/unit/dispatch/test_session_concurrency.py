@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from guardrails import AgentDefinition, Guard, HookMatcher, HookResult, Ledger
-from guardrails.events import AgentStop, PreToolUse
+from guardrails.events import AgentStop, Event, PreToolUse
 from tests._guards import build_guard
 
 
@@ -399,5 +399,8 @@ def test_claude_saying_the_last_stop_was_not_blocked_resets_the_count(tmp_path: 
         guard.emit_sync(AgentStop(session_id="s1", stop_hook_active=True))
         guard.ledger.close()  # type: ignore[union-attr]
     guard = _stop_guard(tmp_path / "l.db")
-    fresh = AgentStop(session_id="s1", stop_hook_active=False)  # a new turn's first stop
+    fresh = Event.from_claude(  # Claude's payload for a new turn's first stop
+        {"hook_event_name": "Stop", "session_id": "s1", "cwd": "/p",
+         "transcript_path": "/p/s1.jsonl", "stop_hook_active": False}
+    )  # fmt: skip
     assert guard.emit_sync(fresh).blocked

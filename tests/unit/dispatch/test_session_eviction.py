@@ -5,12 +5,13 @@ its halt and stop-block count are read from there; without one they start over."
 from __future__ import annotations
 
 import gc
+import sqlite3
 import weakref
 from typing import Any
 
 import pytest
 
-from guardrails import AgentDefinition, Guard, HookMatcher, HookResult
+from guardrails import AgentDefinition, Guard, HookMatcher, HookResult, Ledger, Session
 from guardrails.events import AgentStop, PreToolUse
 
 
@@ -108,15 +109,23 @@ def test_evicted_then_continued_the_halt_holds_with_a_ledger(ledger_path: str) -
         guard.ledger.close()
 
 
+@pytest.mark.parametrize("said", [True, False], ids=["host flag", "python default"])
 def test_evicted_then_continued_the_stop_block_count_holds_with_a_ledger(
-    ledger_path: str,
+    ledger_path: str, said: bool
 ) -> None:
+    """An AgentStop made in Python (its ``stop_hook_active`` left False, or an adapter's
+    guess from the new Session) reads the count from the ledger: only Claude's own payload
+    saying the last stop was not blocked starts it over."""
     guard = _guard(ledger=ledger_path, session_ttl=0.0)
+
+    def stop(i: int) -> AgentStop:
+        return AgentStop(session_id="a", stop_hook_active=said and i > 0)
+
     try:
         for i in range(8):
-            assert guard.emit_sync(AgentStop(session_id="a", stop_hook_active=i > 0)).blocked
+            assert guard.emit_sync(stop(i)).blocked
         _gone(guard, "a")
-        ninth = guard.emit_sync(AgentStop(session_id="a", stop_hook_active=True))
+        ninth = guard.emit_sync(stop(8))
         assert not ninth.blocked  # the cap (8) counted across the eviction
     finally:
         assert guard.ledger is not None
@@ -130,6 +139,71 @@ def test_without_a_ledger_an_evicted_session_starts_over() -> None:
     assert guard.emit_sync(_pre("a")).denied
     _gone(guard, "a")
     assert guard.emit_sync(_pre("a")).allowed
+
+
+def test_a_halt_the_ledger_could_not_take_keeps_its_session(ledger_path: str) -> None:
+    """Only the Session holds a halt its ledger could not take (the file was locked): it is
+    not let go until its next recorded event wrote the halt, after which the file holds it."""
+    guard = _guard(ledger=Ledger(ledger_path, busy_timeout=0.2), session_ttl=0.0)
+    try:
+        assert guard.emit_sync(_pre("a", "ls", "t1")).allowed
+        blocker = sqlite3.connect(ledger_path, isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        try:
+            assert guard.emit_sync(_pre("a", "halt", "t2")).halted  # spooled
+        finally:
+            blocker.execute("ROLLBACK")
+            blocker.close()
+        assert "a" not in guard.sweep_sessions() + guard.sweep_sessions()
+        assert guard.emit_sync(_pre("a", "ls", "t3")).denied  # and the halt is written now
+        _gone(guard, "a")
+        assert guard.emit_sync(_pre("a", "ls", "t4")).denied
+    finally:
+        assert guard.ledger is not None
+        guard.ledger.close()
+
+
+class _Racer(Session):
+    """A session whose generation, each time the sweep reads it, finds another session
+    started meanwhile (as by another thread)."""
+
+    @property  # type: ignore[override]
+    def _gen(self) -> int:
+        n = self.guard._sessions
+        n[f"late{len(n)}"] = Session(self.guard, f"late{len(n)}")
+        return int(self.__dict__.get("gen", 0))
+
+    @_gen.setter
+    def _gen(self, value: int) -> None:
+        self.__dict__["gen"] = value
+
+
+def test_a_sweep_survives_sessions_started_while_it_runs() -> None:
+    guard = _guard(session_ttl=None)
+    guard._sessions["racer"] = _Racer(guard, "racer")
+    guard.sweep_sessions()  # raised "dictionary changed size during iteration"
+    assert guard.emit_sync(_pre("racer")).allowed
+
+
+def test_a_session_looked_up_while_it_is_let_go_stays_one_object() -> None:
+    """Between leaving the table and being held as gone, a lookup from another thread found
+    the id in neither and made a second Session (a halt on the first was then not seen)."""
+    guard = _guard(session_ttl=0.0)
+    s = guard.session("a")
+    found: list[Session] = []
+    s._forgotten = lambda: found.append(guard.session("a"))  # type: ignore[method-assign]
+    guard.sweep_sessions()
+    guard.sweep_sessions()
+    assert found and all(f is s for f in found)
+
+
+def test_the_sweep_forgets_old_generations_while_the_default_session_idles() -> None:
+    """The default session is never let go: its generation (0 when a host always names its
+    sessions) held every later one in the table, each sweep scanning them all."""
+    guard = _guard(max_sessions=10)
+    for i in range(500):
+        guard.emit_sync(_pre(f"s{i}"))
+    assert len(guard._sweeper.began) < 20
 
 
 @pytest.mark.parametrize("cap", [0, -1])
