@@ -61,3 +61,9 @@ def execute(path: str | Path, sql: str, *params: Any) -> None:
 def value(path: str | Path, sql: str, *params: Any) -> Any:
     found = rows(path, sql, *params)
     return next(iter(found[0].values())) if found else None
+
+
+def records(path: str | Path) -> list[str]:
+    """The records a spool or journal file holds, one line each (each record is written
+    after a blank line, so a line torn before it stays apart: ``journal.line_of``)."""
+    return [x for x in Path(path).read_text(encoding="utf-8").splitlines() if x.strip()]

@@ -130,8 +130,11 @@ except ImportError:  # pragma: no cover - Windows: no flock; gates then take the
 
 
 def line_of(ops: list[Op]) -> bytes:
-    """One record's line, as the spool (:mod:`.spool`) and the journal hold it."""
-    line = json.dumps({"v": FORMAT, "ops": [[n, p] for n, p in ops]}, default=str) + "\n"
+    """One record's line, as the spool (:mod:`.spool`) and the journal hold it. It starts
+    with a newline too: a line cut short before it (a full disk, a crash mid-write) stays a
+    line of its own, rejected alone, instead of swallowing this one (blank lines are
+    skipped)."""
+    line = "\n" + json.dumps({"v": FORMAT, "ops": [[n, p] for n, p in ops]}, default=str) + "\n"
     return line.encode("utf-8", "surrogateescape")
 
 

@@ -25,9 +25,8 @@ import time
 from . import spool as spooled
 from .journal import _LOCK_EX, _lock, _marker, halts_folder, journal_path, mark_halted, waiting
 from .reader import LedgerReader
-from .sqlite_recover import import_records, import_spool
+from .sqlite_recover import import_records, import_spool, not_there
 from .sqlite_state import Settle
-from .sqlite_watch import already_there
 from .sqlite_write import SQL, begin, execute, rollback
 
 TYPE_CHECKING = False
@@ -103,11 +102,15 @@ def import_pending(path: str) -> str | None:
 
 
 def _first_line(path: str) -> bytes | None:
+    """The first record's line (each starts with a blank one: :func:`.journal.line_of`)."""
     try:
         with open(path, "rb") as fh:
-            return fh.readline(1 << 20) or None
+            while line := fh.readline(1 << 20):
+                if line.strip():
+                    return line
     except OSError:
-        return None
+        pass
+    return None
 
 
 def import_journal(
@@ -137,7 +140,6 @@ def _resume(
     kept: list[list[Op]] | None,
 ) -> tuple[int, int]:
     """The ``.importing`` file an importer left: its records not yet in the file."""
-    from .records import escape_ops
 
     begin(conn, timeout)
     taken = None
@@ -146,10 +148,7 @@ def _resume(
         if not taken.held:  # another importer finished it meanwhile
             conn.execute("ROLLBACK")
             return 0, 0
-        parsed = taken.parsed(SQL)
-        there = [ops is not None and already_there(conn, escape_ops(ops)) for _, ops, _ in parsed]
-        waiting_ones = [r for r, present in zip(parsed, there, strict=True) if not present]
-        imported, bad = import_records(conn, waiting_ones, execute, kept)
+        imported, bad = import_records(conn, not_there(conn, taken.parsed(SQL)), execute, kept)
         spooled.reject(work, bad)
         conn.execute("COMMIT")
     except BaseException:

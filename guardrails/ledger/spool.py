@@ -140,6 +140,7 @@ def take(spool: str, *, merge: bool = True) -> Taken:
     fh, busy = _left(work)
     if busy:
         return Taken(work, None)
+    left = fh is not None
     try:
         if merge and os.path.exists(spool):
             if fh is not None:
@@ -152,7 +153,7 @@ def take(spool: str, *, merge: bool = True) -> Taken:
             else:
                 os.replace(spool, work)
                 fh = _locked(work)  # writers that opened the spool before the rename finish
-        return Taken(work, fh)
+        return Taken(work, fh, left)
     except BaseException:
         if fh is not None:
             fh.close()
@@ -233,12 +234,15 @@ class Taken:
     the file they came from (none without ``flock``: the file is closed at once, as an
     open file cannot be removed there)."""
 
-    __slots__ = ("_fh", "held", "lines", "work")
+    __slots__ = ("_fh", "held", "left", "lines", "work")
 
-    def __init__(self, work: str, fh: IO[str] | None) -> None:
+    def __init__(self, work: str, fh: IO[str] | None, left: bool = False) -> None:
         self.work = work
         #: whether anything was taken (a file was there)
         self.held = fh is not None
+        #: it holds the file an import that stopped left: that one may have committed its
+        #: lines (killed between its COMMIT and the removal), so each is looked up first
+        self.left = left
         self.lines: list[str] = []
         if fh is not None:
             try:

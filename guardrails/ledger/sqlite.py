@@ -285,6 +285,9 @@ class Ledger:
         if self._behind is not None:
             self._behind.close()
             self._behind.import_now()  # what the thread had not imported yet
+        if self._reader is not None:  # first: the last connection to close checkpoints the
+            self._reader.close()  # WAL into the file, and a reader's cannot
+            self._reader = None
         with self._lock:
             if self._conn is not None and self._watch.pending:
                 moved = self._watch.moved()  # the last records were not looked after yet
@@ -304,9 +307,6 @@ class Ledger:
                 _KEPT_OPEN.append(self._conn)  # closed (and checkpointed) by nobody: os._exit
                 self._conn = None
             self._close_connection()
-        if self._reader is not None:
-            self._reader.close()
-            self._reader = None
 
     def __enter__(self) -> Ledger:
         return self

@@ -25,7 +25,9 @@ if TYPE_CHECKING:
     from .spool import Parsed, RecoverReport
     from .sqlite import Ledger
 
-__all__ = ["cannot_recover", "import_records", "import_spool", "mark_stale", "recover_ledger"]
+__all__ = [
+    "cannot_recover", "import_records", "import_spool", "mark_stale", "not_there", "recover_ledger",
+]  # fmt: skip
 
 #: what one record's values can raise: that record is rejected, the import goes on.
 #: Anything else (locked, full, I/O: sqlite3.OperationalError) stops the import, rolls
@@ -120,6 +122,14 @@ def _all_at_once(
     return len(batch), []
 
 
+def not_there(conn: sqlite3.Connection, parsed: list[Parsed]) -> list[Parsed]:
+    """The records of a file an import that stopped left which the file does not hold yet
+    (it may have been killed after its COMMIT): those it holds are not imported twice."""
+    from .sqlite_watch import already_there
+
+    return [r for r in parsed if r[1] is None or not already_there(conn, escape_ops(r[1]))]
+
+
 def import_spool(
     conn: sqlite3.Connection,
     spool: str,
@@ -147,7 +157,10 @@ def import_spool(
         if not taken.held:  # another import took it meanwhile
             conn.execute("ROLLBACK")
             return None
-        imported, rejected = import_records(conn, taken.parsed(known), execute, kept)
+        parsed = taken.parsed(known)
+        if taken.left:
+            parsed = not_there(conn, parsed)
+        imported, rejected = import_records(conn, parsed, execute, kept)
         spooled.reject(spool, rejected)
         conn.execute("COMMIT")
     except BaseException:

@@ -172,12 +172,12 @@ def already_there(conn: sqlite3.Connection, ops: list[Op]) -> bool:
                 "AND finished_at = ? AND status = ?"
             )
             args = (params[0], params[4], params[16], params[9])
-        elif name == "event":
+        elif name == "event":  # two of one kind may share a millisecond: what they carry
             sql = (
                 "SELECT 1 FROM events WHERE session_id = ? AND event = ? AND created_at = ? "
-                "AND decision = ?"
+                "AND decision = ? AND agent_id IS ? AND payload IS ?"
             )
-            args = (params[0], params[1], params[8], params[5])
+            args = (params[0], params[1], params[8], params[5], params[2], params[4])
         else:
             continue
         return conn.execute(sql, args).fetchone() is not None

@@ -21,7 +21,7 @@ import pytest
 
 from guardrails import AgentDefinition, Guard, Ledger
 from guardrails.ledger.migrations import migrations
-from tests._db import rows, value
+from tests._db import records, rows, value
 from tests._paths import REPO
 
 pytestmark = pytest.mark.slow
@@ -154,7 +154,7 @@ def test_a_newer_schema_is_said_once_per_process_on_stderr(tmp_path: Path) -> No
     assert len(lines) == 1, proc.stderr  # 3 Ledgers, 33 records: said once
     assert f"schema version {LATEST + 1}" in lines[0] and db + ".spool.jsonl" in lines[0]
     assert "newer hookrails" in lines[0]
-    spooled = Path(db + ".spool.jsonl").read_text().splitlines()
+    spooled = records(db + ".spool.jsonl")
     assert len(spooled) == 3 * (5 * 2 + 1)
     assert value(db, "PRAGMA user_version") == LATEST + 1  # never written
 
@@ -186,7 +186,7 @@ def test_a_hook_process_on_a_newer_schema_decides_spools_and_says_it_once(
         assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and "newer" in lines[0], proc.stderr
-    assert len(Path(db + ".spool.jsonl").read_text().splitlines()) == 2
+    assert len(records(db + ".spool.jsonl")) == 2
 
 
 KILLED_RECOVER = """\

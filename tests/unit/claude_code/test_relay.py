@@ -23,7 +23,7 @@ from guardrails.ledger import spool as spooled
 from guardrails.ledger.postgres_ship import Shipper, start_shipper
 from guardrails.ledger.postgres_spool import SpoolOnlyLedger
 from guardrails.results import Decision
-from tests._db import rows
+from tests._db import records, rows
 from tests._paths import REPO
 
 
@@ -221,7 +221,7 @@ def test_a_spool_only_ledger_spools_and_refuses_claims_without_connecting(
     led = SpoolOnlyLedger(URL)
     assert led.degraded is not None and "relay" in led.degraded
     led.record(_pre("a1"), 1000.0, agent="bot", tenant=None)
-    lines = Path(led.spool_path).read_text().splitlines()
+    lines = records(led.spool_path)
     assert len(lines) == 1 and '"a1"' in lines[0]
     claim = KeyClaim("k", "global", "s", None, "charge", "p", "a1", True, 1000.0, None, {})
     with pytest.raises(LedgerError, match="cannot be asked"):

@@ -124,7 +124,7 @@ def test_a_folder_that_cannot_be_synced_still_takes_the_line(
     monkeypatch.setattr(os, "fsync", fsync)
     path = str(tmp_path / "ledger.db")
     assert journal.append(path, list(OPS), True)  # type: ignore[arg-type]
-    assert Path(journal.journal_path(path)).read_text().count("\n") == 1
+    assert Path(journal.journal_path(path)).read_text().strip().count("\n") == 0  # one line
 
 
 def test_a_durable_ledger_that_cannot_write_spools_synced(

@@ -19,7 +19,7 @@ from guardrails.ledger import sqlite_write
 from guardrails.ledger.common import iso_time
 from guardrails.ledger.query import saved_queries
 from guardrails.ledger.reader import _EVENT_DECISIONS, _HOOK_OUTCOMES
-from tests._db import rows, value
+from tests._db import records, rows, value
 from tests._paths import REPO
 
 
@@ -187,8 +187,7 @@ def test_a_writer_spools_once_its_timeout_is_spent(ledger_path: str) -> None:
             holder.close()
         assert run.ok  # guarding goes on
         assert degraded is not None and degraded.startswith("locked")
-        with open(ledger.spool_path, encoding="utf-8") as fh:
-            assert len(fh.readlines()) == 2  # the call's pre and post records: nothing lost
+        assert len(records(ledger.spool_path)) == 2  # the call's pre and post: nothing lost
         report = ledger.recover()
     assert report.imported == 2
     assert value(ledger_path, "SELECT status FROM tool_calls") == "ok"

@@ -9,6 +9,7 @@ has no halt marker.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from pathlib import Path
@@ -305,6 +306,62 @@ def test_an_import_that_stopped_after_its_commit_imports_nothing_twice(tmp_path:
     assert sorted(ids) == ["c0", "c1", "c2", "c3", "c4"]
 
 
+def _event_line(agent: str, at: str = "2026-01-01T00:00:00.000Z") -> str:
+    payload = json.dumps({"agent_id": agent, "agent_type": "Explore"})
+    ops = [
+        ["session", [SID, "a", None, "/tmp", at, at]],
+        ["event", [SID, "SubagentStart", agent, "Explore", payload, "allow", None, 0, at]],
+    ]
+    return json.dumps({"v": 1, "ops": ops}) + "\n"
+
+
+def test_a_resumed_import_tells_apart_two_events_of_one_millisecond(tmp_path: Path) -> None:
+    """Two subagents of one session starting in the same millisecond: the import that took
+    the second stopped before its commit. Resuming it, the first one's row (same session,
+    event, time and decision) made the second look imported already, and it was dropped."""
+    path = tmp_path / "ledger.db"
+    _ready(path)
+    work = journal_path(str(path))
+    Path(work).write_text(_event_line("agent-A"))
+    import_pending(str(path))
+    Path(work + ".importing").write_text(_event_line("agent-B"))  # taken, never committed
+    import_pending(str(path))
+    agents = [r["agent_id"] for r in rows(path, "SELECT agent_id FROM events ORDER BY id")]
+    assert agents == ["agent-A", "agent-B"]
+    assert not journal.waiting(str(path))
+
+
+@pytest.mark.parametrize("kind", ["journal", "spool"])
+def test_a_file_a_killed_importer_committed_is_adopted_without_importing_it_twice(
+    tmp_path: Path, kind: str
+) -> None:
+    """Importer Z committed what it took and was killed before removing its ``.importing``
+    file; importer Y had looked for such a file before Z made it, so it adopts the file as
+    one that stopped before its COMMIT (the lock died with Z). Each record is looked up
+    first: events, which have no key to upsert on, were imported twice."""
+    path = tmp_path / "ledger.db"
+    _ready(path)
+    work = journal_path(str(path)) if kind == "journal" else str(path) + ".spool.jsonl"
+    z = _event_line("agent-A") + _event_line("agent-B")
+    Path(work).write_text(z)
+    import sqlite3
+
+    from guardrails.ledger.sqlite_recover import import_spool
+    from guardrails.ledger.sqlite_write import SQL, execute
+
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        assert import_spool(conn, work, SQL, execute) == (2, 0)  # Z's COMMIT
+        Path(work + ".importing").write_text(z)  # Z killed before removing it
+        Path(work).write_text(_event_line("agent-C"))
+        assert import_spool(conn, work, SQL, execute) == (1, 0)  # Y
+    finally:
+        conn.close()
+    agents = [r["agent_id"] for r in rows(path, "SELECT agent_id FROM events ORDER BY id")]
+    assert agents == ["agent-A", "agent-B", "agent-C"]
+    assert not os.path.exists(work + ".importing")
+
+
 def _committed_not_removed(path: Path) -> tuple[str, Any]:
     """Importer A, between its COMMIT of three journaled calls and its removal of the file
     it took (the file taken again, and held): the journal's path, and A's take."""
@@ -378,6 +435,22 @@ def test_an_importer_waits_briefly_for_the_last_one_to_remove_its_file(
     assert not journal.waiting(str(path))  # B took c3 in that pass
     ids = sorted(r["tool_call_id"] for r in rows(path, "SELECT tool_call_id FROM tool_calls"))
     assert ids == ["c0", "c1", "c2", "c3"]
+
+
+def test_a_line_torn_before_a_record_does_not_swallow_it(
+    tmp_path: Path, definition: AgentDefinition
+) -> None:
+    """A short write (a full disk, a crash mid-append) leaves a line without its newline.
+    The next process's record, appended after it, was read as part of that line and
+    rejected with it: every record starts on a line of its own."""
+    path = tmp_path / "ledger.db"
+    _ready(path)
+    with open(journal_path(str(path)), "ab") as fh:
+        fh.write(b'{"v": 1, "ops": [["pre", [1, 2')  # what the short write left
+    _hook_process(path, definition, _pre("rm -rf a", "t1"))
+    assert [c[0] for c in _calls(path)] == ["t1"]
+    rejected = Path(journal_path(str(path)) + ".rejected").read_text().splitlines()
+    assert len(rejected) == 1 and "not JSON" in json.loads(rejected[0])["reason"]
 
 
 def test_a_line_that_cannot_be_imported_is_rejected_with_why(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ import pytest
 
 from guardrails import AgentDefinition, Guard, HookMatcher, Ledger
 from guardrails.ledger.sqlite_watch import Watch
-from tests._db import rows, value
+from tests._db import records, rows, value
 
 BEFORE, AFTER = 5, 30
 
@@ -99,7 +99,7 @@ def _in_spool(db: str) -> set[str]:
     if not spool.exists():
         return set()
     found = set()
-    for line in spool.read_text(encoding="utf-8").splitlines():
+    for line in records(spool):
         for name, params in json.loads(line)["ops"]:
             if name == "post":
                 found.add(params[4])

@@ -430,6 +430,20 @@ def test_ok_error_and_denied_calls_are_finished_rows(ledger_path: str, mode: str
     assert {r["agent_name"] for r in calls.values()} == {"recorder"}
 
 
+def test_closing_leaves_the_records_in_the_file_after_its_reader_was_used(
+    ledger_path: str,
+) -> None:
+    """The last connection to close moves the WAL into the file and removes it; the
+    ledger's reader cannot (it is read-only), so it is closed first."""
+    guard = build_guard(ledger=ledger_path)
+    assert guard.ledger is not None
+    guard.sync.run_tool("Bash", {"command": "ls"}, lambda command: "out")
+    assert guard.ledger.reader.query("SELECT count(*) AS n FROM tool_calls") == [{"n": 1}]
+    guard.ledger.close()
+    assert not os.path.exists(ledger_path + "-wal")
+    assert value(ledger_path, "SELECT count(*) FROM tool_calls") == 1
+
+
 def test_a_pending_row_exists_before_the_tool_runs(ledger_path: str) -> None:
     seen: list[dict[str, Any]] = []
 

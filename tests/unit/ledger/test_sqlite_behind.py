@@ -28,6 +28,7 @@ from guardrails.ledger import journal
 from guardrails.ledger.journal import journal_path
 from guardrails.ledger.sqlite import Ledger
 from guardrails.ledger.sqlite_behind import Behind
+from tests._db import records
 from tests.unit.ledger.conftest import bash_call
 
 SID = "0b7f0000-0000-4000-8000-0000000000be"
@@ -363,8 +364,7 @@ def test_a_batch_that_fell_back_to_one_by_one_is_kept_once_for_a_moved_file(
     guard.emit_sync(_pre("rm -rf a", "t1"))
     guard.emit_sync(_pre("rm -rf b", "t2"))
     work = journal_path(str(path))
-    with open(work, encoding="utf-8") as fh:
-        record = json.loads(fh.readline())
+    record = json.loads(records(work)[0])
     record["ops"] = [op for op in record["ops"] if op[0] == "pre"]
     record["ops"][0][1][4], record["ops"][0][1][5] = "bad", ["not", "bindable"]
     with open(work, "a", encoding="utf-8") as fh:  # a tool name SQLite cannot bind
