@@ -505,6 +505,7 @@ class Ledger:
             emptied = busy == 0 and log == done
         except sqlite3.Error:
             emptied = False
+        self._checkpoints.close(wait=2.0)  # its connection to the old file: closed first
         self._close_connection()
         if moved == "wal_deleted" and emptied:  # every commit reached the file
             pending = pending if not committed else []

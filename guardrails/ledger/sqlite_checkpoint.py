@@ -37,6 +37,7 @@ from __future__ import annotations
 import _thread
 import os
 import sqlite3
+import time
 
 __all__ = ["INLINE_PAGES", "Checkpointer"]
 
@@ -132,13 +133,19 @@ class Checkpointer:
         if wake.locked():
             wake.release()
 
-    def close(self) -> None:
-        """Let the thread end (it closes its connection)."""
+    def close(self, wait: float = 0.0) -> None:
+        """Let the thread end (it closes its connection); ``wait``: at most so many seconds
+        for that. A writer that follows a replaced file waits: SQLite closing the thread's
+        connection to the old file closes its descriptor of the ``-shm`` at the path, which
+        drops the locks the new connection holds there (the locks are the process's)."""
         self.closed = True
         self._conn = None
         wake = self._wake
         if wake is not None and wake.locked():
             wake.release()
+        deadline = time.monotonic() + wait
+        while self.running and self._pid == os.getpid() and time.monotonic() < deadline:
+            time.sleep(0.001)
 
     def _loop(self, wake: _thread.LockType) -> None:
         conn: sqlite3.Connection | None = None

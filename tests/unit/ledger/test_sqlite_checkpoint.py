@@ -141,6 +141,43 @@ def test_the_writer_leaves_the_locks_of_the_process_alone(
     assert value(ledger_path, "PRAGMA quick_check") == "ok"
 
 
+def _shm_locks(path: str) -> list[str]:
+    """This process's locks on ``path``-shm, as the kernel lists them."""
+    inode = os.stat(path + "-shm").st_ino
+    with open("/proc/locks") as f:
+        fields = [line.split() for line in f]
+    return [
+        " ".join(x[3:8]) for x in fields if x[4] == str(os.getpid()) and x[5].endswith(f":{inode}")
+    ]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/locks"), reason="lists file locks on Linux only")
+def test_a_writer_that_follows_a_replaced_file_keeps_its_locks(
+    ledger_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checkpoint thread's connection to the old file shares the ``-shm`` at the path:
+    closed after the new connection opened, it dropped that one's locks (they are the
+    process's), and the next process to open the file reset the shared memory under it."""
+    from guardrails.ledger import sqlite_watch
+
+    monkeypatch.setattr(ckpt, "_CHECK_EVERY", 2)
+    monkeypatch.setattr(ckpt, "_RING_CHANGES", 1)
+    monkeypatch.setattr(sqlite_watch, "_INTERVAL", 0.0)  # every commit looks
+    with Ledger(ledger_path) as ledger:
+        _calls(ledger, 10)
+        _wait_for(lambda: ledger._checkpoints.runs > 0)
+        assert _shm_locks(ledger_path)
+        src, dst = sqlite3.connect(ledger_path), sqlite3.connect(ledger_path + ".bak")
+        src.backup(dst)
+        dst.close()
+        src.close()
+        os.replace(ledger_path + ".bak", ledger_path)  # a backup renamed over the file
+        _calls(ledger, 3)  # the writer follows it
+        time.sleep(0.2)  # what the old checkpoint thread would close, it has closed by now
+        assert _shm_locks(ledger_path)
+    assert value(ledger_path, "SELECT count(*) FROM tool_calls") >= 3
+
+
 #: another process writes, then asks for a TRUNCATE checkpoint: busy while a reader reads
 _TRUNCATE = """
 import sqlite3, sys
