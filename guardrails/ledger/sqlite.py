@@ -302,7 +302,7 @@ class Ledger:
                     at_close(self._conn)
                 except sqlite3.Error:
                     pass
-            self._checkpoints.close()
+            self._checkpoints.close(wait=2.0)  # so the writer closes last: it folds the WAL in
             if not checkpoint and self._conn is not None:
                 _KEPT_OPEN.append(self._conn)  # closed (and checkpointed) by nobody: os._exit
                 self._conn = None

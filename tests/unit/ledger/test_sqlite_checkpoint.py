@@ -178,6 +178,33 @@ def test_a_writer_that_follows_a_replaced_file_keeps_its_locks(
     assert value(ledger_path, "SELECT count(*) FROM tool_calls") >= 3
 
 
+class _SlowToClose(sqlite3.Connection):
+    def close(self) -> None:
+        time.sleep(0.3)
+        super().close()
+
+
+def test_close_leaves_no_wal_even_while_the_thread_closes_its_connection(
+    ledger_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last connection to close folds the WAL into the file and removes it. When the
+    checkpoint thread's was the last (it closes on its own time), close() returned with
+    the WAL still beside the file, and a copy of the bare file then missed the last calls."""
+    monkeypatch.setattr(ckpt, "_CHECK_EVERY", 2)
+    monkeypatch.setattr(ckpt, "_RING_CHANGES", 1)
+    ledger = Ledger(ledger_path)
+    _calls(ledger, 1)  # the writer's connection: a plain one
+    connect = sqlite3.connect  # the thread's, made at its first ring: slow to close
+    monkeypatch.setattr(
+        ckpt.sqlite3, "connect", lambda *a, **k: connect(*a, factory=_SlowToClose, **k)
+    )
+    _calls(ledger, 10)
+    _wait_for(lambda: ledger._checkpoints.runs > 0)
+    monkeypatch.setattr(ckpt.sqlite3, "connect", connect)
+    ledger.close()
+    assert not os.path.exists(ledger_path + "-wal")
+
+
 #: another process writes, then asks for a TRUNCATE checkpoint: busy while a reader reads
 _TRUNCATE = """
 import sqlite3, sys
