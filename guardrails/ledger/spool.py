@@ -137,6 +137,9 @@ def take(spool: str, *, merge: bool = True) -> Taken:
     imported, with the spool appended to it (``merge``; without: that file only).
     """
     work = spool + ".importing"
+    for path in (work, spool):
+        if os.path.isdir(path):
+            _set_aside(path)
     fh, busy = _left(work)
     if busy:
         return Taken(work, None)
@@ -158,6 +161,20 @@ def take(spool: str, *, merge: bool = True) -> Taken:
         if fh is not None:
             fh.close()
         raise
+
+
+def _set_aside(path: str) -> None:
+    """A folder where a spool or journal file belongs (a stray ``mkdir``, a sync tool, a
+    model hiding its calls from the ledger) was taken as an import takes a file, and every
+    later import failed on it, so nothing appended since reached the file. It is moved
+    aside, with a warning; the next append makes a file there again."""
+    aside = f"{path}.not-a-file-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
+    try:
+        os.replace(path, aside)
+    except OSError as exc:
+        logger().warning("hookrails ledger: %s is a folder and cannot be moved: %s", path, exc)
+        return
+    logger().warning("hookrails ledger: %s was a folder; moved aside to %s", path, aside)
 
 
 def _left(work: str) -> tuple[IO[str] | None, bool]:

@@ -362,6 +362,26 @@ def test_a_file_a_killed_importer_committed_is_adopted_without_importing_it_twic
     assert not os.path.exists(work + ".importing")
 
 
+@pytest.mark.parametrize("where", ["", ".importing"], ids=["journal", "importing"])
+def test_a_folder_where_the_journal_belongs_is_moved_aside(
+    tmp_path: Path, definition: AgentDefinition, where: str
+) -> None:
+    """A folder at the journal's path was taken as a file: every later import failed on it
+    ("Is a directory"), so nothing journaled since reached the file (a model could so hide
+    its calls from every query). It is moved aside, with what it holds."""
+    path = tmp_path / "ledger.db"
+    _ready(path)
+    folder = Path(journal_path(str(path)) + where)
+    folder.mkdir()
+    (folder / "kept.txt").write_text("kept")
+    _hook_process(path, definition, _pre("rm -rf a", "t1"))
+    _hook_process(path, definition, _pre("rm -rf b", "t2"))
+    assert [c[0] for c in _calls(path)] == ["t1", "t2"]
+    aside = [p for p in tmp_path.iterdir() if ".not-a-file-" in p.name]
+    assert len(aside) == 1 and (aside[0] / "kept.txt").read_text() == "kept"
+    assert not journal.waiting(str(path))
+
+
 def _committed_not_removed(path: Path) -> tuple[str, Any]:
     """Importer A, between its COMMIT of three journaled calls and its removal of the file
     it took (the file taken again, and held): the journal's path, and A's take."""
