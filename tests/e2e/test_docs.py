@@ -23,12 +23,14 @@ it; there are at most ``MAX_SKIPS`` of them, each with its reason.
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -138,6 +140,26 @@ def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
     )
 
 
+#: a block that starts ``hookrails serve`` in the background, on its default address
+_SERVES = re.compile(r"^hookrails serve .*&", re.M)
+
+
+@contextlib.contextmanager
+def _serving(block: Block) -> Iterator[None]:
+    """One block at a time starts a server on 127.0.0.1:8787, whichever xdist worker runs
+    it (hosts.md and ledger.md each have one, and the workers run them at once): the
+    others wait on a lock file in the temp folder."""
+    if not _SERVES.search(block.text):
+        yield
+        return
+    import fcntl
+    import tempfile
+
+    with open(os.path.join(tempfile.gettempdir(), "hookrails-docs-8787.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def _contains(whole: Any, part: Any) -> bool:
     """``part`` is ``whole`` with some dict keys (at any depth) left out."""
     if isinstance(part, dict):
@@ -190,7 +212,8 @@ class Workspace:
         if block.lang == "python":
             return self._python(block, name, env)
         if block.lang in RUN:
-            return _failed(_run(["bash", "-e", "-o", "pipefail", name], self.root, env))
+            with _serving(block):
+                return _failed(_run(["bash", "-e", "-o", "pipefail", name], self.root, env))
         if block.lang == "json":
             data = json.loads(block.text)
             if block.subset_of is not None:
@@ -300,6 +323,12 @@ def test_directives_are_understood() -> None:
         for line in page.read_text(encoding="utf-8").splitlines():
             if line.strip().startswith("<!-- doctest"):
                 assert _DIRECTIVE.match(line.strip()), f"{page.name}: {line}"
+
+
+def test_the_blocks_that_start_a_server_are_known() -> None:
+    """The lock above is taken by the blocks it must keep apart."""
+    serving = {b.page.name for b in BLOCKS if b.skip is None and _SERVES.search(b.text)}
+    assert {"hosts.md", "ledger.md"} <= serving
 
 
 def test_every_page_is_exercised() -> None:
