@@ -22,10 +22,9 @@ import os
 import sqlite3
 import time
 
-from . import spool as spooled
 from .journal import _LOCK_EX, _lock, _marker, halts_folder, journal_path, mark_halted, waiting
 from .reader import LedgerReader
-from .sqlite_recover import import_records, import_spool, not_there
+from .sqlite_recover import import_spool
 from .sqlite_state import Settle
 from .sqlite_write import SQL, begin, execute, rollback
 
@@ -124,40 +123,14 @@ def import_journal(
     file keeps them: :mod:`.sqlite_behind`)."""
     work = journal_path(path)
     imported = rejected = 0
-    if os.path.exists(work + ".importing"):
-        imported, rejected = _resume(conn, work, timeout, kept)
-    counts = import_spool(conn, work, SQL, execute, timeout, kept)
-    if counts is not None:
-        imported += counts[0]
-        rejected += counts[1]
+    # what an importer that stopped left, on its own first (each record looked up), then
+    # the journal: the records appended since
+    for merge in (False, True) if os.path.exists(work + ".importing") else (True,):
+        counts = import_spool(conn, work, SQL, execute, timeout, kept, merge=merge)
+        if counts is not None:
+            imported += counts[0]
+            rejected += counts[1]
     return imported, rejected
-
-
-def _resume(
-    conn: sqlite3.Connection,
-    work: str,
-    timeout: float,
-    kept: list[list[Op]] | None,
-) -> tuple[int, int]:
-    """The ``.importing`` file an importer left: its records not yet in the file."""
-
-    begin(conn, timeout)
-    taken = None
-    try:
-        taken = spooled.take(work, merge=False)
-        if not taken.held:  # another importer finished it meanwhile
-            conn.execute("ROLLBACK")
-            return 0, 0
-        imported, bad = import_records(conn, not_there(conn, taken.parsed(SQL)), execute, kept)
-        spooled.reject(work, bad)
-        conn.execute("COMMIT")
-    except BaseException:
-        rollback(conn)
-        if taken is not None:
-            taken.release()
-        raise
-    taken.finish()
-    return imported, len(bad)
 
 
 def seed_halts(conn: sqlite3.Connection, path: str, timeout: float = 5.0) -> None:

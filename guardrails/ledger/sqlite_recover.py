@@ -137,9 +137,12 @@ def import_spool(
     execute: Callable[[sqlite3.Connection, Sequence[Op]], None],
     timeout: float = 5.0,
     kept: list[list[Op]] | None = None,
+    *,
+    merge: bool = True,
 ) -> tuple[int, int] | None:
     """Import one spool in one transaction: ``(records imported, records rejected)``;
-    None when nothing waits there. ``kept``: see :func:`import_records`.
+    None when nothing waits there. ``kept``: see :func:`import_records`; ``merge``: see
+    :func:`.spool.take` (without, only the file an import that stopped left).
 
     The spool is taken (:func:`.spool.take`: renamed ``.importing``, or one a stopped
     recover left, resumed) under the write lock, and kept locked until it is removed
@@ -153,7 +156,7 @@ def import_spool(
     begin(conn, timeout)
     taken = None
     try:
-        taken = spooled.take(spool)
+        taken = spooled.take(spool, merge=merge)
         if not taken.held:  # another import took it meanwhile
             conn.execute("ROLLBACK")
             return None
