@@ -521,8 +521,7 @@ class Analyzer(Reexpander, DataFlow, Leaks, Expander, ParseState):  # Reexpander
         alts: list[list[str]] = []
         for start in starts[:4]:
             base = start.rstrip("/") or "/"
-            hole = self.hole("paths", "…", f"the paths found under {base}", names=names)
-            self.holes.of(hole)[0].base = base
+            hole = self.hole("paths", "…", f"the paths found under {base}", names=names, base=base)
             values = [base + ("" if base.endswith("/") else "/") + hole]
             itself = names is None or any(
                 fnmatch.fnmatch(posixpath.basename(base), n) for n in names

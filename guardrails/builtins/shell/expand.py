@@ -176,8 +176,11 @@ class Expander:
         names: tuple[str, ...] | None = None,
         hidden: str = "all",
         split: bool = False,
+        base: str | None = None,
     ) -> str:
-        hole = Hole(kind, text, why, out=out, env=env, names=names, hidden=hidden, split=split)
+        hole = Hole(
+            kind, text, why, out=out, env=env, names=names, hidden=hidden, split=split, base=base
+        )
         return self.holes.add(hole)
 
     def out_values(self, out: Output, text: str) -> list[str]:
@@ -196,8 +199,7 @@ class Expander:
         if kind == "paths":
             base = out.text.rstrip("/") or "/"
             sep = "" if base.endswith("/") else "/"
-            hole = self.hole("paths", "…", out.why, names=out.names, hidden=out.hidden)
-            self.holes.of(hole)[0].base = base
+            hole = self.hole("paths", "…", out.why, names=out.names, hidden=out.hidden, base=base)
             return [base + sep + hole, base] if out.self_too else [base + sep + hole]
         return [self.hole("any", text, out.why, out=out)]
 

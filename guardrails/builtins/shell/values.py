@@ -189,6 +189,7 @@ class Hole:
         names: tuple[str, ...] | None = None,
         hidden: str = "all",
         split: bool = False,
+        base: str | None = None,
     ) -> None:
         self.kind = kind
         self.text = text  # as written: $X, $(cat f), <(curl x)
@@ -203,7 +204,7 @@ class Hole:
         #: that knows that folder may fill it in; to the rest it is any text)
         self.cwd: str | None = None
         #: a listing's folder (``paths``), as the command that listed it wrote it
-        self.base: str | None = None
+        self.base = base
 
     @property
     def unknown(self) -> bool:
