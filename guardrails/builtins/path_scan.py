@@ -375,7 +375,7 @@ class PathRules:
             except (FileNotFoundError, NotADirectoryError):  # gone meanwhile: nothing there
                 continue
             except OSError:  # unreadable, a name too long: `mv` takes it along unread
-                if packages is None or folder == lexical_top:
+                if packages is None:
                     continue
                 return UNREAD, folder
             over = len(entries) > budget.left  # looked at as far as the budget goes

@@ -406,10 +406,10 @@ class ProtectPaths:
         """A hit of :meth:`PathRules.held`: the protected path, or (past the budget) the
         folder not seen."""
         if found[0] == UNREAD:
-            why = (
-                f"{_shown(found[1], _first(root))}, inside {_shown(folder, _first(root))}, "
-                "cannot be read, so what it holds is not known"
-            )
+            where = _shown(found[1], _first(root))
+            if posixpath.normpath(found[1]) != posixpath.normpath(folder):
+                where += f", inside {_shown(folder, _first(root))},"
+            why = f"{where} cannot be read, so what it holds is not known"
             return _Hit(folder, "", cmd, holes, Opaque(why, _HELD_HINT))
         if found[0] != CAP:
             return _Hit(found[1], found[0], cmd, holes)

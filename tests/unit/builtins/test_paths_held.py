@@ -431,12 +431,12 @@ def test_a_glob_matching_more_than_the_guard_looks_at_is_not_seen(project: Path)
     [PermissionError(13, "Permission denied"), OSError(36, "File name too long")],
     ids=["unreadable", "name-too-long"],
 )
-def test_a_folder_inside_that_cannot_be_read_is_not_seen(
+def test_a_folder_that_cannot_be_read_is_not_seen(
     project: Path, monkeypatch: pytest.MonkeyPatch, error: OSError
 ) -> None:
-    """``mv`` takes an unreadable folder along with what it holds: the folder it moves gets
-    the ``opaque`` answer, naming the one it could not read (the tests run as root, which
-    reads everything, so the refusal is made here)."""
+    """``mv`` takes an unreadable folder along with what it holds, inside the one it moves or
+    the one it moves itself: that folder gets the ``opaque`` answer, naming the one it could
+    not read (the tests run as root, which reads everything, so the refusal is made here)."""
     locked = str(project / "services" / "api")
     real_scandir = os.scandir
 
@@ -449,6 +449,9 @@ def test_a_folder_inside_that_cannot_be_read_is_not_seen(
     decision, reason = decide(project, "mv services @TOP@/elsewhere")
     assert decision == "deny"
     assert "services/api, inside services, cannot be read" in reason
+    decision, reason = decide(project, "mv services/api @TOP@/elsewhere")  # the folder itself
+    assert decision == "deny"
+    assert "services/api cannot be read" in reason
     assert decide(project, "mv services @TOP@/x", ProtectPaths(opaque="ask"))[0] == "ask"
 
 
