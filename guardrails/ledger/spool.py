@@ -172,7 +172,12 @@ def _set_aside(path: str) -> None:
     try:
         os.replace(path, aside)
     except OSError as exc:
-        logger().warning("hookrails ledger: %s is a folder and cannot be moved: %s", path, exc)
+        logger().warning(
+            "hookrails ledger: %s is a folder and cannot be moved (%s): remove it, or the "
+            "records waiting there are not imported",
+            path,
+            exc,
+        )
         return
     logger().warning("hookrails ledger: %s was a folder; moved aside to %s", path, aside)
 
