@@ -313,8 +313,11 @@ def test_a_cancel_after_the_thread_answered_refuses_the_hook_that_never_ran(
 
     async def main() -> None:
         task = asyncio.ensure_future(session.pre_tool_use("Bash", {"command": "push"}))
-        for _ in range(5):
+        deadline = time.monotonic() + 10
+        while not ran:  # until the thread started the first hook (it then sleeps 50 ms)
+            assert time.monotonic() < deadline
             await asyncio.sleep(0)
+        # no await from here on: the loop cannot see the hook's answer before the cancel
         time.sleep(0.3)  # the loop is busy; the thread's hook answers meanwhile
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
